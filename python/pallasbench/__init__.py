@@ -1,0 +1,1 @@
+"""PallasBench's Python side: the worker the C++ harness drives, and the task vocabulary."""

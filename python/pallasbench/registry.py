@@ -1,0 +1,114 @@
+"""Discovery and validation of the task files under tasks/level1|level2|level3/."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from pallasbench import tasklib as tl
+
+REQUIRED = {
+    "NAME": str, "LEVEL": int, "CATEGORY": str, "INPUTS": tuple, "SHAPES": dict,
+    "TOLERANCE": tl.Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool,
+}
+REQUIRED_FUNCTIONS = ("make_inputs", "reference", "kernel", "flops", "bytes_moved")
+
+
+class TaskError(Exception):
+    """A task file that does not follow the task interface."""
+
+
+def project_root() -> Path:
+    env = os.environ.get("PALLASBENCH_ROOT")
+    return Path(env) if env else Path(__file__).resolve().parents[2]
+
+
+def tasks_dir() -> Path:
+    return project_root() / "tasks"
+
+
+@dataclass(frozen=True)
+class TaskFile:
+    name: str
+    level: int
+    path: Path
+
+
+def discover() -> dict[str, TaskFile]:
+    """Task name -> file, found by file name (tasks/levelN/<name>.py), without importing."""
+    found = {}
+    for level_dir in sorted(tasks_dir().glob("level[0-9]")):
+        level = int(level_dir.name[len("level"):])
+        for path in sorted(level_dir.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            found[path.stem] = TaskFile(path.stem, level, path)
+    return found
+
+
+def import_file(path: Path, module_name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def validate(module: ModuleType, task: TaskFile) -> None:
+    for attr, kind in REQUIRED.items():
+        if not hasattr(module, attr):
+            raise TaskError(f"task '{task.name}' ({task.path}): missing {attr}")
+        if not isinstance(getattr(module, attr), kind):
+            raise TaskError(f"task '{task.name}' ({task.path}): {attr} must be {kind.__name__}")
+    for fn in REQUIRED_FUNCTIONS:
+        if not callable(getattr(module, fn, None)):
+            raise TaskError(f"task '{task.name}' ({task.path}): missing function {fn}()")
+    if module.NAME != task.name:
+        raise TaskError(f"task file {task.path}: NAME is '{module.NAME}', file says '{task.name}'")
+    if module.LEVEL != task.level:
+        raise TaskError(f"task '{task.name}': LEVEL {module.LEVEL} but file is in level{task.level}")
+    names = [i.name for i in module.INPUTS]
+    for size in tl.SIZE_NAMES:
+        shapes = module.SHAPES.get(size)
+        if shapes is None or sorted(shapes) != sorted(names):
+            raise TaskError(f"task '{task.name}': SHAPES['{size}'] must name exactly {names}")
+
+
+_loaded: dict[str, ModuleType] = {}
+
+
+def load(name: str) -> ModuleType:
+    """Import and validate one task by name; raises TaskError for unknown or malformed tasks."""
+    if name in _loaded:
+        return _loaded[name]
+    tasks = discover()
+    if name not in tasks:
+        raise TaskError(f"unknown task '{name}' (known: {len(tasks)} under {tasks_dir()})")
+    task = tasks[name]
+    module = import_file(task.path, f"pallasbench_task_{name}")
+    validate(module, task)
+    _loaded[name] = module
+    return module
+
+
+def describe(module: ModuleType) -> dict:
+    """Everything the orchestrator needs to know about a task, as JSON-able data."""
+    return {
+        "name": module.NAME,
+        "level": module.LEVEL,
+        "category": module.CATEGORY,
+        "path": str(Path(module.__file__).resolve()),
+        "inputs": [{"name": i.name, "domain": i.domain} for i in module.INPUTS],
+        "shapes": {size: {k: list(v) for k, v in s.items()} for size, s in module.SHAPES.items()},
+        "tolerance": module.TOLERANCE.as_dict(),
+        "uses_tf32": module.USES_TF32,
+        "order_dependent": module.ORDER_DEPENDENT,
+        "flops": {size: int(module.flops(module.SHAPES[size])) for size in tl.SIZE_NAMES},
+        "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in tl.SIZE_NAMES},
+    }

@@ -1,0 +1,218 @@
+"""Shared vocabulary of the task files: input domains, tolerances, block shapes.
+
+Every task file under tasks/levelN/ imports this module as `tl`. It holds only what several
+tasks share; a task's own semantics stay in its file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------
+# Backend pinning
+# ---------------------------------------------------------------------------------------------
+
+
+def triton_params(num_warps: int = 4, num_stages: int = 3):
+    """Compiler params that pin a plain pallas_call to the Triton backend.
+
+    JAX 0.11 deprecates the implicit Triton default; passing its CompilerParams explicitly keeps a
+    future default change from silently switching backends. Interpret mode ignores them.
+    """
+    from jax.experimental.pallas import triton as pltriton
+
+    return pltriton.CompilerParams(num_warps=num_warps, num_stages=num_stages)
+
+
+# ---------------------------------------------------------------------------------------------
+# Block shapes
+# ---------------------------------------------------------------------------------------------
+
+# Triton refuses any in-kernel array over 2^20 elements (checked when compiling) and any array
+# whose element count is not a power of two (checked when lowering).
+MAX_BLOCK_ELEMENTS = 1 << 20
+
+# Default byte budget of one block of a streaming kernel: 16K float32 elements keeps a 4-warp
+# program at 32 elements per thread, wide enough for 16-byte loads without register spills.
+DEFAULT_BLOCK_BYTES = 64 * 1024
+
+
+class BlockLimitError(ValueError):
+    """A block shape the Triton backend cannot compile."""
+
+
+def next_pow2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+
+
+def prev_pow2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (int(n).bit_length() - 1)
+
+
+def check_block(name: str, block_shape) -> None:
+    """Raise BlockLimitError naming the block when it breaks Triton's rules."""
+    elements = math.prod(block_shape)
+    if any(d != next_pow2(d) for d in block_shape):
+        raise BlockLimitError(
+            f"block '{name}' {tuple(block_shape)}: every dimension must be a power of two")
+    if elements > MAX_BLOCK_ELEMENTS:
+        raise BlockLimitError(
+            f"block '{name}' {tuple(block_shape)} has {elements} elements; "
+            f"the Triton limit is {MAX_BLOCK_ELEMENTS} (2^20)")
+
+
+def block_2d(shape, itemsize: int = 4, budget_bytes: int = DEFAULT_BLOCK_BYTES,
+             max_cols: int | None = None) -> tuple[int, int]:
+    """Block (rows, cols) for a 2-D array streamed in row-major order.
+
+    Rule: the column extent is the whole row rounded up to a power of two (contiguous, wide
+    loads), capped by `max_cols` and by the budget; the row extent is the largest power of two
+    that keeps rows*cols*itemsize within `budget_bytes`, capped at the array's rows rounded up
+    to a power of two. Both are powers of two and the product never exceeds 2^20 elements.
+    """
+    rows, cols = shape
+    budget_elems = max(1, min(budget_bytes // itemsize, MAX_BLOCK_ELEMENTS))
+    bc = min(next_pow2(cols), prev_pow2(budget_elems))
+    if max_cols is not None:
+        bc = min(bc, prev_pow2(max_cols))
+    br = max(1, min(next_pow2(rows), prev_pow2(budget_elems // bc)))
+    check_block("block_2d", (br, bc))
+    return br, bc
+
+
+def row_block(rows: int, cols: int, itemsize: int = 4,
+              budget_bytes: int = DEFAULT_BLOCK_BYTES) -> tuple[int, int]:
+    """Block (rows, cols) for a kernel that needs a whole row in one program (row reductions).
+
+    The column extent is the whole row rounded up to a power of two (the tail is masked or padded
+    by the caller); rows per program fill the byte budget. Raises BlockLimitError when a single row
+    alone exceeds 2^20 elements, so the caller must tile the row instead.
+    """
+    bc = next_pow2(cols)
+    if bc > MAX_BLOCK_ELEMENTS:
+        raise BlockLimitError(
+            f"a row of {cols} elements ({bc} padded) exceeds the Triton limit of "
+            f"{MAX_BLOCK_ELEMENTS} elements per block; tile the row")
+    budget_elems = max(bc, min(budget_bytes // itemsize, MAX_BLOCK_ELEMENTS))
+    br = max(1, min(next_pow2(rows), prev_pow2(budget_elems // bc)))
+    return br, bc
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tolerances (TASKS.md: upper bounds; a task may be stricter, never looser)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """|out-ref| <= atol + rtol*|ref| elementwise, and ||out-ref||/||ref|| <= rel_norm."""
+
+    atol: float
+    rtol: float
+    rel_norm: float
+
+    def as_dict(self) -> dict:
+        return {"atol": self.atol, "rtol": self.rtol, "rel_norm": self.rel_norm}
+
+
+EXACT = Tolerance(0.0, 0.0, 0.0)
+ELEMENTWISE = Tolerance(1e-5, 1e-5, 1e-5)
+TRANSCENDENTAL = Tolerance(1e-5, 1e-4, 1e-5)
+MATMUL = Tolerance(1e-2, 1e-2, 2e-3)
+ATOMIC_SUM = Tolerance(1e-4, 1e-4, 1e-4)
+
+# ---------------------------------------------------------------------------------------------
+# Inputs and their domains
+# ---------------------------------------------------------------------------------------------
+
+# Domain kinds say how an input may be perturbed without leaving its domain (robustness filters):
+REAL = "real"  # any float: additive noise
+POSITIVE = "positive"  # float > 0: multiplicative noise
+UNIT = "unit_interval"  # float in [0, 1]: noise clipped to the interval
+DISCRETE = "discrete"  # ids, DNA, masks: resample a fraction of positions
+SIMPLEX_ROWS = "simplex_rows"  # rows sum to one: resample whole rows
+ONE_HOT_ROWS = "one_hot_rows"  # one-hot rows (encoded DNA): resample whole rows
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    domain: str = REAL
+
+
+def normal(rng: np.random.Generator, shape, scale: float = 1.0) -> np.ndarray:
+    return (rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)).astype(np.float32)
+
+
+def weight(rng: np.random.Generator, shape) -> np.ndarray:
+    """N(0,1) scaled by 1/sqrt(fan_in), fan_in = product of all but the last dimension."""
+    fan_in = math.prod(shape[:-1]) if len(shape) > 1 else shape[0]
+    return normal(rng, shape, 1.0 / math.sqrt(fan_in))
+
+
+def uniform(rng: np.random.Generator, shape, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    return rng.uniform(low, high, size=shape).astype(np.float32)
+
+
+def log_uniform(rng: np.random.Generator, shape, low: float, high: float) -> np.ndarray:
+    return np.exp(rng.uniform(math.log(low), math.log(high), size=shape)).astype(np.float32)
+
+
+def ids(rng: np.random.Generator, shape, high: int) -> np.ndarray:
+    return rng.integers(0, high, size=shape, dtype=np.int32)
+
+
+def dna(rng: np.random.Generator, shape) -> np.ndarray:
+    """Bases as uint8: A=0, C=1, G=2, T=3."""
+    return rng.integers(0, 4, size=shape, dtype=np.uint8)
+
+
+def one_hot_dna(rng: np.random.Generator, shape) -> np.ndarray:
+    """float32 one-hot encoding of random DNA; `shape` ends with the 4 channels."""
+    bases = dna(rng, shape[:-1])
+    return np.eye(4, dtype=np.float32)[bases]
+
+
+def bernoulli(rng: np.random.Generator, shape, p: float, dtype=np.uint8) -> np.ndarray:
+    return (rng.random(size=shape) < p).astype(dtype)
+
+
+def softmax_rows(rng: np.random.Generator, shape) -> np.ndarray:
+    z = rng.standard_normal(shape).astype(np.float64)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes
+# ---------------------------------------------------------------------------------------------
+
+SIZE_NAMES = ("small", "medium", "large")
+
+
+def sizes(medium: dict, small: dict | None = None, large: dict | None = None) -> dict:
+    """SMALL / MEDIUM / LARGE input shapes by name.
+
+    TASKS.md's default: SMALL = MEDIUM / 8 per dimension (at least 8), LARGE = MEDIUM x 4 per
+    dimension. A size given explicitly replaces the derived one for the inputs it names.
+    """
+
+    def derive(fn):
+        return {k: tuple(fn(d) for d in v) for k, v in medium.items()}
+
+    out = {
+        "small": derive(lambda d: max(8, d // 8)),
+        "medium": {k: tuple(v) for k, v in medium.items()},
+        "large": derive(lambda d: d * 4),
+    }
+    for name, given in (("small", small), ("large", large)):
+        if given:
+            out[name].update({k: tuple(v) for k, v in given.items()})
+    return out

@@ -1,0 +1,57 @@
+"""relu: max(x, 0), elementwise over a float32 matrix.
+
+Memory-bound: one read and one write per element. The kernel streams row-major blocks whose
+column extent covers whole rows (contiguous 16-byte loads); ragged edges are masked by Pallas.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "relu"
+LEVEL = 1
+CATEGORY = "activation"
+INPUTS = (tl.Input("x", tl.REAL),)
+SHAPES = tl.sizes(medium={"x": (4096, 4096)}, small={"x": (512, 512)},
+                  large={"x": (16384, 16384)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),)
+
+
+def reference(x):
+    return jnp.maximum(x, 0.0)
+
+
+def _relu_body(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0.0)
+
+
+def kernel(x):
+    rows, cols = x.shape
+    br, bc = tl.block_2d(x.shape, x.dtype.itemsize)
+    spec = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    return pl.pallas_call(
+        _relu_body,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(tl.cdiv(rows, br), tl.cdiv(cols, bc)),
+        in_specs=[spec],
+        out_specs=spec,
+        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+    )(x)
+
+
+def flops(shapes):
+    rows, cols = shapes["x"]
+    return rows * cols
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["x"]
+    return 2 * rows * cols * 4

@@ -1,0 +1,58 @@
+"""Every task file: interface, SMALL correctness in interpret mode, Triton block rules at all sizes."""
+
+import math
+
+import jax
+import numpy as np
+import pytest
+
+from pallasbench import jaxpr_info, registry
+from pallasbench import tasklib as tl
+
+TASKS = sorted(registry.discover())
+
+
+@pytest.fixture(scope="module", params=TASKS)
+def task(request):
+    return registry.load(request.param)
+
+
+def _abstract(task, size):
+    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
+    dtypes = {i.name: x.dtype for i, x in zip(task.INPUTS, inputs)}
+    return [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtypes[i.name]) for i in task.INPUTS]
+
+
+def test_inputs_follow_shapes(task):
+    for size in tl.SIZE_NAMES:
+        if size == "large" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 26:
+            continue  # generating LARGE inputs here costs memory and time, shapes are checked
+        inputs = task.make_inputs(np.random.default_rng(1), task.SHAPES[size])
+        assert [x.shape for x in inputs] == [task.SHAPES[size][i.name] for i in task.INPUTS]
+
+
+@pytest.mark.parametrize("size", tl.SIZE_NAMES)
+def test_blocks_fit_triton(task, size):
+    closed = jax.make_jaxpr(task.kernel)(*_abstract(task, size))
+    calls = jaxpr_info.pallas_calls(closed)
+    assert calls, f"{task.NAME}: no pallas_call in the kernel's jaxpr"
+    for call in calls:
+        for block, space in zip(call["block_shapes"], call["memory_spaces"]):
+            if space != "any":
+                tl.check_block(f"{task.NAME}/{size}", block)
+        assert len(call["grid"]) <= 3
+
+
+def test_small_matches_reference(task):
+    shapes = task.SHAPES["small"]
+    for seed in (0, 1):
+        inputs = task.make_inputs(np.random.default_rng(seed), shapes)
+        with jax.default_matmul_precision("highest"):
+            ref = np.asarray(jax.jit(task.reference)(*inputs))
+        out = np.asarray(jax.jit(task.kernel)(*inputs))
+        assert out.shape == ref.shape and out.dtype == ref.dtype
+        tol = task.TOLERANCE
+        diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
+        assert np.all(diff <= tol.atol + tol.rtol * np.abs(ref.astype(np.float64))), diff.max()
+        norm = np.linalg.norm(ref.astype(np.float64))
+        assert np.linalg.norm(diff) <= tol.rel_norm * norm + (0 if norm else 0)
