@@ -35,9 +35,9 @@ def triton_params(num_warps: int = 4, num_stages: int = 3):
 # whose element count is not a power of two (checked when lowering).
 MAX_BLOCK_ELEMENTS = 1 << 20
 
-# Default byte budget of one block of a streaming kernel: 16K float32 elements keeps a 4-warp
-# program at 32 elements per thread, wide enough for 16-byte loads without register spills.
-DEFAULT_BLOCK_BYTES = 64 * 1024
+# Default byte budget of one block of a streaming kernel: 8K float32 elements keep an 8-warp
+# program (256 threads) at 32 elements per thread, wide enough for 16-byte loads without spills.
+DEFAULT_BLOCK_BYTES = 32 * 1024
 
 
 class BlockLimitError(ValueError):

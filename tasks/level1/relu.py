@@ -43,7 +43,7 @@ def kernel(x):
         grid=(tl.cdiv(rows, br), tl.cdiv(cols, bc)),
         in_specs=[spec],
         out_specs=spec,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
     )(x)
 
 

@@ -1,0 +1,345 @@
+"""The worker the C++ orchestrator drives: `python -m pallasbench.worker`.
+
+Protocol: one JSON object per line. The worker announces itself with {"ready": true, ...}, then
+answers each request {"id": n, "cmd": ...} with {"id": n, "ok": true, ...} or
+{"id": n, "ok": false, "error": {"kind": ..., "message": ..., "traceback": ...}}. Tensors travel
+as .npy files in the scratch directory the orchestrator names. Whatever a candidate prints goes to
+stderr: the protocol owns the real stdout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from pallasbench import jaxpr_info, registry
+
+
+class CommandError(Exception):
+    """A failure to report with its kind: compile_error, runtime_error, task_error, usage_error."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _claim_stdout():
+    """Keep the real stdout for the protocol; send fd 1 (candidate prints) to stderr."""
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _environment() -> dict:
+    import jax
+    import jaxlib
+
+    env = {
+        "python": sys.version.split()[0],
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "backend": jax.default_backend(),
+        "device_kind": jax.devices()[0].device_kind,
+        "device_count": jax.device_count(),
+        "triton": None,
+        "gpu_name": None,
+        "driver": None,
+        "cuda": None,
+        "hostname": os.uname().nodename,
+    }
+    try:
+        import triton
+
+        env["triton"] = triton.__version__
+    except ImportError:
+        pass
+    if env["backend"] == "gpu":
+        env["gpu_name"] = env["device_kind"]
+        env.update(_nvidia_versions())
+    return env
+
+
+def _nvidia_versions() -> dict:
+    """Driver and CUDA versions as nvidia-smi reports them (None where it cannot say)."""
+    import re
+    import subprocess
+
+    try:
+        text = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    driver = re.search(r"Driver Version:\s*([\d.]+)", text)
+    cuda = re.search(r"CUDA Version:\s*([\d.]+)", text)
+    return {"driver": driver.group(1) if driver else None, "cuda": cuda.group(1) if cuda else None}
+
+
+def _git_sha(root: Path) -> str | None:
+    head = root / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            return (root / ".git" / ref[5:]).read_text().strip()
+        return ref
+    except OSError:
+        return None
+
+
+def _save(path: str, array) -> dict:
+    out = np.asarray(array)
+    np.save(path, out, allow_pickle=False)
+    return {"path": path, "shape": list(out.shape), "dtype": out.dtype.name}
+
+
+def _load_inputs(paths: list[str]) -> list[np.ndarray]:
+    return [np.load(p, allow_pickle=False) for p in paths]
+
+
+class Worker:
+    def __init__(self):
+        self.compiled = None  # the candidate's compiled executable, kept across seeds
+        self.candidate = None
+        self.reference_fns: dict = {}
+
+    # -- reference side ------------------------------------------------------------------------
+
+    def cmd_describe(self, req):
+        names = req.get("tasks") or sorted(registry.discover())
+        tasks, errors = [], []
+        for name in names:
+            try:
+                module = registry.load(name)
+                info = registry.describe(module)
+                info["sha256"] = _sha256(Path(module.__file__))
+                tasks.append(info)
+            except Exception as exc:  # one broken task file must not hide the others
+                errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
+        return {"tasks": tasks, "errors": errors, "git_sha": _git_sha(registry.project_root())}
+
+    def _reference_fn(self, module, precision: str):
+        import jax
+
+        key = (module.NAME, precision)
+        if key not in self.reference_fns:
+            def run(*xs):
+                with jax.default_matmul_precision(precision):
+                    return module.reference(*xs)
+            self.reference_fns[key] = jax.jit(run)
+        return self.reference_fns[key]
+
+    def cmd_reference(self, req):
+        """Fresh inputs for one seed and the reference output at full f32 precision."""
+        import jax
+
+        module = registry.load(req["task"])
+        shapes = module.SHAPES[req["size"]]
+        inputs = module.make_inputs(np.random.default_rng(req["seed"]), shapes)
+        out_dir = Path(req["dir"])
+        written = []
+        for spec, array in zip(module.INPUTS, inputs):
+            if tuple(array.shape) != tuple(shapes[spec.name]):
+                raise CommandError("task_error", f"task '{module.NAME}': make_inputs gave "
+                                   f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
+            written.append(_save(str(out_dir / f"in_{spec.name}.npy"), array) | {"name": spec.name})
+        try:
+            ref = jax.block_until_ready(self._reference_fn(module, "highest")(*inputs))
+        except Exception as exc:
+            raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
+        return {"inputs": written, "output": _save(str(out_dir / "ref.npy"), ref)}
+
+    def cmd_time_reference(self, req):
+        """Wall-clock samples of the XLA reference at the given matmul precision."""
+        module = registry.load(req["task"])
+        fn = self._reference_fn(module, req.get("precision", "highest"))
+        return {"samples_us": self._time(fn, _load_inputs(req["inputs"]), req)}
+
+    # -- candidate side ------------------------------------------------------------------------
+
+    def _import_candidate(self, spec):
+        if "task" in spec:
+            module = registry.load(spec["task"])
+            return module.kernel, Path(module.__file__)
+        path = Path(spec["file"])
+        try:
+            module = registry.import_file(path, "pallasbench_candidate")
+        except SyntaxError as exc:
+            raise CommandError("compile_error", f"{path}: syntax error: {exc}") from exc
+        except Exception as exc:
+            raise CommandError("compile_error",
+                               f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
+        fn = getattr(module, "kernel", None)
+        if not callable(fn):
+            raise CommandError("compile_error", f"{path}: defines no callable 'kernel'")
+        return fn, path
+
+    def cmd_load(self, req):
+        """Import the candidate, trace it with jax.jit, lower and compile for the task's shapes."""
+        import jax
+
+        fn, path = self._import_candidate(req["candidate"])
+        abstract = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"]))
+                    for s in req["inputs"]]
+        jitted = jax.jit(fn)
+        try:
+            t0 = time.perf_counter()
+            lowered = jitted.lower(*abstract)
+            t1 = time.perf_counter()
+            compiled = lowered.compile()
+            t2 = time.perf_counter()
+            closed = jax.make_jaxpr(fn)(*abstract)
+        except Exception as exc:
+            raise CommandError("compile_error", f"tracing or compiling 'kernel' failed: "
+                               f"{type(exc).__name__}: {exc}") from exc
+        self.compiled, self.candidate = compiled, fn
+        source = path.read_text()
+        return {
+            "source": source,
+            "sha256": hashlib.sha256(source.encode()).hexdigest(),
+            "reference_source": self._reference_source(req),
+            "jaxpr": str(closed),
+            "stablehlo": lowered.as_text(),
+            "pallas_calls": jaxpr_info.pallas_calls(closed),
+            "lower_s": t1 - t0,
+            "compile_s": t2 - t1,
+            "memory": self._memory_analysis(compiled),
+        }
+
+    @staticmethod
+    def _reference_source(req):
+        name = req.get("task_name")
+        if not name:
+            return None
+        return inspect.getsource(registry.load(name).reference)
+
+    @staticmethod
+    def _memory_analysis(compiled) -> dict:
+        try:
+            m = compiled.memory_analysis()
+        except Exception:
+            return {}
+        if m is None:
+            return {}
+        return {"argument": int(m.argument_size_in_bytes), "output": int(m.output_size_in_bytes),
+                "temp": int(m.temp_size_in_bytes)}
+
+    def _call(self, inputs):
+        import jax
+
+        try:
+            out = jax.block_until_ready(self.compiled(*inputs))
+        except Exception as exc:
+            raise CommandError("runtime_error",
+                               f"'kernel' raised: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(out, jax.Array):
+            raise CommandError("runtime_error", f"'kernel' returned {type(out).__name__}, "
+                               "expected one array")
+        return out
+
+    def cmd_run(self, req):
+        """Run the compiled candidate on the given inputs `len(outputs)` times; save each output."""
+        if self.compiled is None:
+            raise CommandError("usage_error", "run before load")
+        import jax
+
+        inputs = [jax.device_put(x) for x in _load_inputs(req["inputs"])]
+        return {"outputs": [_save(path, self._call(inputs)) for path in req["outputs"]]}
+
+    def cmd_time(self, req):
+        """Wall-clock samples of warm candidate calls (timer 'wall')."""
+        if self.compiled is None:
+            raise CommandError("usage_error", "time before load")
+        samples = self._time(self._call_compiled, _load_inputs(req["inputs"]), req)
+        return {"samples_us": samples, "peak_bytes": self._peak_bytes()}
+
+    def _call_compiled(self, *inputs):
+        return self.compiled(*inputs)
+
+    @staticmethod
+    def _time(fn, host_inputs, req) -> list[float]:
+        """Samples of fn(*inputs) in microseconds, each ending with block_until_ready.
+
+        Warm-up calls first; then samples until both min_samples and min_seconds are reached, or
+        max_samples / max_seconds end it. The statistics are the orchestrator's job.
+        """
+        import jax
+
+        inputs = [jax.device_put(x) for x in host_inputs]
+        for _ in range(int(req.get("warmup", 2))):
+            jax.block_until_ready(fn(*inputs))
+        samples: list[float] = []
+        start = time.perf_counter()
+        while True:
+            t0 = time.perf_counter()
+            jax.block_until_ready(fn(*inputs))
+            samples.append((time.perf_counter() - t0) * 1e6)
+            elapsed = time.perf_counter() - start
+            enough = len(samples) >= req.get("min_samples", 10) and elapsed >= req.get("min_seconds", 0.2)
+            if enough or len(samples) >= req.get("max_samples", 1000) or elapsed >= req.get("max_seconds", 5.0):
+                return samples
+
+    @staticmethod
+    def _peak_bytes():
+        import jax
+
+        stats = jax.devices()[0].memory_stats() or {}
+        peak = stats.get("peak_bytes_in_use")
+        return int(peak) if peak is not None else None
+
+    def cmd_shutdown(self, req):
+        return {"bye": True}
+
+
+def main() -> int:
+    protocol = _claim_stdout()
+    from pallasbench import interpret
+
+    if interpret.on_cpu():
+        interpret.enable_interpret_default()
+    worker = Worker()
+    protocol.write(json.dumps({"ready": True, "pid": os.getpid(),
+                               "environment": _environment()}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        reply = _handle(worker, line)
+        protocol.write(json.dumps(reply) + "\n")
+        if reply.get("bye"):
+            break
+    return 0
+
+
+def _handle(worker: Worker, line: str) -> dict:
+    try:
+        req = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"id": None, "ok": False, "error": {"kind": "usage_error", "message": str(exc)}}
+    handler = getattr(worker, f"cmd_{req.get('cmd')}", None)
+    if handler is None:
+        return {"id": req.get("id"), "ok": False,
+                "error": {"kind": "usage_error", "message": f"unknown command {req.get('cmd')!r}"}}
+    try:
+        return {"id": req.get("id"), "ok": True, **handler(req)}
+    except CommandError as exc:
+        kind, message = exc.kind, str(exc)
+    except registry.TaskError as exc:
+        kind, message = "task_error", str(exc)
+    except Exception as exc:  # the worker survives anything a candidate throws
+        kind, message = "runtime_error", f"{type(exc).__name__}: {exc}"
+    return {"id": req.get("id"), "ok": False,
+            "error": {"kind": kind, "message": message, "traceback": traceback.format_exc()}}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
