@@ -52,11 +52,12 @@ def pallas_calls(closed_jaxpr) -> list[dict]:
             continue
         mapping = eqn.params.get("grid_mapping")
         grid = [int(g) for g in getattr(mapping, "grid", ())]
-        blocks, spaces = [], []
+        blocks, spaces, arrays = [], [], []
         for bm in getattr(mapping, "block_mappings", ()):
             blocks.append([_block_dim(d) for d in bm.block_shape])
             spaces.append(str(getattr(bm.block_aval, "memory_space", "default")))
+            arrays.append([int(d) for d in bm.array_aval.shape])
         name = eqn.params.get("name") or getattr(eqn.params.get("metadata"), "name", None)
         calls.append({"name": str(name) if name else None, "grid": grid, "block_shapes": blocks,
-                      "memory_spaces": spaces})
+                      "memory_spaces": spaces, "array_shapes": arrays})
     return calls

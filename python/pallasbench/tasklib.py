@@ -65,13 +65,17 @@ def check_block(name: str, block_shape) -> None:
 
 
 def block_2d(shape, itemsize: int = 4, budget_bytes: int = DEFAULT_BLOCK_BYTES,
-             max_cols: int | None = None) -> tuple[int, int]:
+             max_cols: int | None = None, allow_ragged: bool = False) -> tuple[int, int]:
     """Block (rows, cols) for a 2-D array streamed in row-major order.
 
     Rule: the column extent is the whole row rounded up to a power of two (contiguous, wide
     loads), capped by `max_cols` and by the budget; the row extent is the largest power of two
     that keeps rows*cols*itemsize within `budget_bytes`, capped at the array's rows rounded up
     to a power of two. Both are powers of two and the product never exceeds 2^20 elements.
+
+    Pallas's Triton lowering does not mask edge blocks (an overhanging block reads and writes out
+    of bounds), so a block that does not divide the array is refused: pad outside the kernel, or
+    mask inside it with pallas.triton's load/store and pass allow_ragged=True.
     """
     rows, cols = shape
     budget_elems = max(1, min(budget_bytes // itemsize, MAX_BLOCK_ELEMENTS))
@@ -80,6 +84,9 @@ def block_2d(shape, itemsize: int = 4, budget_bytes: int = DEFAULT_BLOCK_BYTES,
         bc = min(bc, prev_pow2(max_cols))
     br = max(1, min(next_pow2(rows), prev_pow2(budget_elems // bc)))
     check_block("block_2d", (br, bc))
+    if not allow_ragged and (rows % br or cols % bc):
+        raise BlockLimitError(f"block ({br}, {bc}) does not divide array ({rows}, {cols}): the "
+                              "Triton lowering does not mask edge blocks; pad or mask")
     return br, bc
 
 

@@ -126,7 +126,11 @@ class Worker:
                 tasks.append(info)
             except Exception as exc:  # one broken task file must not hide the others
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
-        return {"tasks": tasks, "errors": errors, "git_sha": _git_sha(registry.project_root())}
+        candidates = {}
+        for path in req.get("candidate_files") or []:
+            candidates[path] = _sha256(Path(path))
+        return {"tasks": tasks, "errors": errors, "candidate_sha256": candidates,
+                "git_sha": _git_sha(registry.project_root())}
 
     def _reference_fn(self, module, precision: str):
         import jax

@@ -1,7 +1,8 @@
 """relu: max(x, 0), elementwise over a float32 matrix.
 
 Memory-bound: one read and one write per element. The kernel streams row-major blocks whose
-column extent covers whole rows (contiguous 16-byte loads); ragged edges are masked by Pallas.
+column extent covers whole rows (contiguous 16-byte loads); blocks divide the array (Pallas's
+Triton lowering does not mask edge blocks).
 """
 
 import jax

@@ -1,0 +1,69 @@
+// The CLI's commands; main.cpp only parses flags into these options.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pallasbench {
+
+// Bad input from the user: exit code 2 with this message.
+class usage_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int check_failed = 1;  // a task or candidate failed a check
+inline constexpr int usage = 2;
+inline constexpr int harness = 3;  // the harness could not evaluate (reference or worker setup failed)
+inline constexpr int interrupted = 130;
+}  // namespace exit_code
+
+struct selection_options {
+  std::vector<std::string> tasks;
+  std::optional<int> level;
+  std::string category;
+};
+
+struct evaluation_flags {
+  std::string size = "small";
+  std::string device = "auto";
+  std::string out;
+  int seeds = 3;
+  double timeout_s = 300;
+  bool resume = false;
+  bool timing = true;
+};
+
+struct list_options {
+  selection_options selection;
+  bool json = false;
+};
+
+struct run_options {
+  selection_options selection;
+  evaluation_flags flags;
+  std::string summary_format = "table";
+};
+
+struct eval_options {
+  std::string task;
+  std::string candidate;
+  evaluation_flags flags;
+  bool json = false;
+};
+
+struct report_options {
+  std::string records;
+  std::string format = "table";
+};
+
+int list_command(const list_options& options);
+int run_command(const run_options& options);
+int eval_command(const eval_options& options);
+int report_command(const report_options& options);
+
+}  // namespace pallasbench

@@ -1,0 +1,77 @@
+// Evaluating one candidate on one task: reference, load, seeds, determinism, timing.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/paths.hpp"
+#include "pallasbench/record.hpp"
+#include "pallasbench/worker.hpp"
+
+namespace pallasbench {
+
+// Two workers: the reference's and the candidate's. The candidate never runs in the process
+// that computes reference outputs. A worker that failed is replaced on next use.
+class worker_pool {
+public:
+  explicit worker_pool(worker_options options) : m_options(std::move(options)) {}
+  worker& reference();
+  worker& candidate();
+  void discard_reference();
+  void discard_candidate();
+  [[nodiscard]] bool has_candidate() const { return m_candidate != nullptr; }
+  void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
+  [[nodiscard]] const worker_options& options() const { return m_options; }
+
+private:
+  worker_options m_options;
+  std::unique_ptr<worker> m_reference, m_candidate;
+};
+
+struct candidate_spec {
+  std::string kind = "suite";       // "suite": the task's own kernel; "user": a file
+  std::filesystem::path file;       // for "user"
+  std::string sha256;               // of the source (resume key)
+};
+
+struct timing_options {
+  bool enabled = true;
+  int warmup = 3;
+  int min_samples = 10;
+  double min_seconds = 0.2;
+  int max_samples = 2000;
+  double max_seconds = 5.0;
+};
+
+class evaluator {
+public:
+  evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
+            nlohmann::json environment, std::optional<std::string> project_sha, std::string run_id);
+
+  // Never throws for a candidate's or worker's failure (it becomes the result's status);
+  // rethrows interrupted_error so the caller can stop.
+  [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
+
+private:
+  void load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
+                      const nlohmann::json& reference_reply);
+  nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir);
+  void check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate);
+  void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
+  [[nodiscard]] std::chrono::milliseconds timeout() const;
+
+  worker_pool& m_pool;
+  const scratch_dir& m_scratch;
+  run_config m_config;
+  timing_options m_timing;
+  nlohmann::json m_environment;
+  std::optional<std::string> m_project_sha;
+  std::string m_run_id;
+  std::string m_phase;
+};
+
+}  // namespace pallasbench

@@ -1,0 +1,36 @@
+// Where things are: the project tree, its Python, scratch space, output folders.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace pallasbench {
+
+// The folder holding python/pallasbench and tasks/: $PALLASBENCH_ROOT, else the parent of the
+// executable's folder (build/..), else the source folder this binary was configured from.
+[[nodiscard]] std::filesystem::path project_root();
+
+// $PALLASBENCH_PYTHON, else <root>/.venv/bin/python when it exists, else python3 on PATH.
+[[nodiscard]] std::filesystem::path python_executable(const std::filesystem::path& root);
+
+// results/<UTC timestamp> under the current directory.
+[[nodiscard]] std::filesystem::path default_output_dir();
+
+[[nodiscard]] std::string utc_timestamp();  // 20261129T221500Z
+
+// A private folder for tensors, under /dev/shm when present; removed with everything in it.
+class scratch_dir {
+public:
+  scratch_dir();
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir();
+  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+  // A fresh empty subfolder.
+  [[nodiscard]] std::filesystem::path fresh(const std::string& name) const;
+
+private:
+  std::filesystem::path m_path;
+};
+
+}  // namespace pallasbench

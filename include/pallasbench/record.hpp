@@ -1,0 +1,83 @@
+// One evaluation's outcome and its dataset record (shared/DESIGN.md's schema).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/correctness.hpp"
+#include "pallasbench/statistics.hpp"
+#include "pallasbench/task_info.hpp"
+
+namespace pallasbench {
+
+inline constexpr int k_schema_version = 1;
+
+enum class task_status { ok, incorrect, compile_error, runtime_error, timeout, crashed, harness_error };
+
+[[nodiscard]] std::string_view status_name(task_status status);
+
+struct failure_info {
+  std::string phase;    // "reference", "load", "run", "time", "startup"
+  std::string message;
+  std::string traceback;
+};
+
+struct candidate_info {
+  std::string kind;  // "suite" (the task's own kernel) or "user" (eval --candidate)
+  std::string path;
+  std::string sha256;  // of the candidate source
+  std::string source;  // as authored
+  std::string reference_source;
+};
+
+// Everything the key of a record depends on: a rerun with the same configuration is a duplicate.
+struct run_config {
+  std::string size = "small";
+  std::string device = "cpu";  // resolved: "cpu" or "gpu"
+  int seeds = 3;
+  double timeout_s = 300;
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+struct wall_timing {
+  sample_summary kernel;
+  std::optional<sample_summary> reference;
+  std::string reference_precision;
+};
+
+struct task_result {
+  std::string run_id;
+  std::string uuid;
+  task_info task;
+  run_config config;
+  candidate_info candidate;
+  std::vector<std::uint64_t> seeds;
+  task_status status = task_status::harness_error;
+  std::optional<failure_info> failure;
+  std::string stderr_tail;
+  // From the candidate worker's "load".
+  std::string jaxpr, stablehlo;
+  nlohmann::json pallas_calls = nlohmann::json::array();
+  std::optional<double> lower_s, compile_s;
+  nlohmann::json memory = nlohmann::json::object();
+  std::optional<std::int64_t> peak_bytes;
+  std::optional<correctness_report> correctness;
+  std::optional<wall_timing> timing;
+  nlohmann::json environment = nlohmann::json::object();
+  std::optional<std::string> project_sha;
+};
+
+// The resume key: task, size, candidate hash and configuration (FNV-1a 64 of their canonical JSON).
+[[nodiscard]] std::string config_hash(const std::string& task, const std::string& candidate_sha256,
+                                      const run_config& config);
+
+[[nodiscard]] nlohmann::json to_record(const task_result& result);
+
+// A random RFC 4122 version-4 UUID.
+[[nodiscard]] std::string make_uuid();
+
+}  // namespace pallasbench

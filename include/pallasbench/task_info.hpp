@@ -1,0 +1,40 @@
+// What the harness knows about a task: read from the worker's "describe" answer.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/compare.hpp"
+
+namespace pallasbench {
+
+inline constexpr const char* k_sizes[] = {"small", "medium", "large"};
+
+struct input_info {
+  std::string name;
+  std::string domain;
+};
+
+struct task_info {
+  std::string name;
+  int level = 0;
+  std::string category;
+  std::string path;    // the task file
+  std::string sha256;  // of the task file
+  std::vector<input_info> inputs;
+  std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> shapes;  // size -> input -> shape
+  tolerance tol;
+  bool uses_tf32 = false;
+  bool order_dependent = false;
+  std::map<std::string, std::int64_t> flops;  // per size
+  std::map<std::string, std::int64_t> bytes;  // per size
+
+  [[nodiscard]] static task_info from_json(const nlohmann::json& j);
+  [[nodiscard]] std::string shape_summary(const std::string& size) const;  // "x(4096,4096) y(...)"
+};
+
+}  // namespace pallasbench

@@ -1,0 +1,87 @@
+// A Python worker process and the JSON-lines protocol spoken with it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/subprocess.hpp"
+
+namespace pallasbench {
+
+// The worker could not answer: it hung, died, or broke the protocol. The task it was serving
+// gets a status from `kind`; the worker must be replaced.
+class worker_failure : public std::runtime_error {
+public:
+  enum class kind { timeout, died, protocol };
+  worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail);
+  [[nodiscard]] kind what_kind() const { return m_kind; }
+  [[nodiscard]] const std::optional<exit_status>& status() const { return m_status; }
+  [[nodiscard]] const std::string& stderr_tail() const { return m_stderr_tail; }
+
+private:
+  kind m_kind;
+  std::optional<exit_status> m_status;
+  std::string m_stderr_tail;
+};
+
+// Ctrl-C arrived while waiting on a worker.
+class interrupted_error : public std::runtime_error {
+public:
+  interrupted_error() : std::runtime_error("interrupted") {}
+};
+
+// A command the worker answered with ok=false (a compile error, a raising kernel, ...).
+class command_failed : public std::runtime_error {
+public:
+  command_failed(std::string kind, const std::string& message, std::string traceback)
+      : std::runtime_error(message), m_kind(std::move(kind)), m_traceback(std::move(traceback)) {}
+  [[nodiscard]] const std::string& kind() const { return m_kind; }
+  [[nodiscard]] const std::string& traceback() const { return m_traceback; }
+
+private:
+  std::string m_kind;
+  std::string m_traceback;
+};
+
+struct worker_options {
+  std::filesystem::path python;       // interpreter
+  std::filesystem::path project_root;  // holds python/ and tasks/
+  std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
+  std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
+};
+
+class worker {
+public:
+  explicit worker(const worker_options& options);
+
+  // The {"ready": true, ...} greeting, with the environment the worker sees.
+  [[nodiscard]] const nlohmann::json& hello() const { return m_hello; }
+  [[nodiscard]] pid_t pid() const { return m_process.pid(); }
+  [[nodiscard]] std::string stderr_tail() const { return m_process.stderr_tail(); }
+  void clear_stderr_tail() { m_process.clear_stderr_tail(); }
+
+  // Sends `request` (an "id" is added) and returns the reply's payload. Throws command_failed for
+  // ok=false, worker_failure when the worker hangs past `timeout` (it is killed), dies or breaks
+  // the protocol, interrupted_error on Ctrl-C.
+  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
+
+  // Asks the worker to exit, killing it if it does not within a second.
+  void shutdown();
+
+private:
+  nlohmann::json read_reply(std::chrono::milliseconds timeout, const std::string& what);
+  [[noreturn]] void fail(worker_failure::kind kind, const std::string& message);
+
+  child_process m_process;
+  nlohmann::json m_hello;
+  long m_next_id = 1;
+  bool m_dead = false;
+};
+
+}  // namespace pallasbench

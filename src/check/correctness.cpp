@@ -1,0 +1,73 @@
+#include "pallasbench/correctness.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace pallasbench {
+
+seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_array& second,
+                        const npy_array& reference, const tolerance& tol, bool order_dependent) {
+  seed_outcome outcome;
+  outcome.seed = seed;
+  outcome.against_reference = compare(first, reference, tol);
+  if (order_dependent) {
+    const auto again = compare(second, first, tol);
+    outcome.deterministic = again.passed;
+    outcome.determinism_detail =
+        again.passed ? "second run within tolerance (order-dependent task)" : "second run differs: " + again.reason;
+  } else {
+    outcome.deterministic = bitwise_equal(first, second);
+    outcome.determinism_detail = outcome.deterministic ? "second run bit-identical"
+                                                       : "second run on the same inputs is not bit-identical";
+  }
+  return outcome;
+}
+
+bool correctness_report::passed() const { return !m_seeds.empty() && !first_failure(); }
+
+std::optional<std::string> correctness_report::first_failure() const {
+  for (const auto& s : m_seeds) {
+    if (!s.against_reference.passed) return fmt::format("seed {}: {}", s.seed, s.against_reference.reason);
+    if (!s.deterministic) return fmt::format("seed {}: {}", s.seed, s.determinism_detail);
+  }
+  return std::nullopt;
+}
+
+double correctness_report::max_abs_error() const {
+  double worst = 0;
+  for (const auto& s : m_seeds) worst = std::max(worst, s.against_reference.max_abs_error);
+  return worst;
+}
+
+double correctness_report::max_rel_error() const {
+  double worst = 0;
+  for (const auto& s : m_seeds) worst = std::max(worst, s.against_reference.max_rel_error);
+  return worst;
+}
+
+namespace {
+nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nullptr; }
+}  // namespace
+
+nlohmann::json correctness_report::to_json() const {
+  auto seeds = nlohmann::json::array();
+  for (const auto& s : m_seeds) {
+    const auto& c = s.against_reference;
+    seeds.push_back({{"seed", s.seed},
+                     {"passed", c.passed},
+                     {"reason", c.reason},
+                     {"elements", c.elements},
+                     {"mismatches", c.mismatches},
+                     {"unexpected_nonfinite", c.unexpected_nonfinite},
+                     {"max_abs_error", finite_or_null(c.max_abs_error)},
+                     {"max_rel_error", finite_or_null(c.max_rel_error)},
+                     {"rel_norm_error", finite_or_null(c.rel_norm_error)},
+                     {"deterministic", s.deterministic},
+                     {"determinism", s.determinism_detail}});
+  }
+  return {{"passed", passed()}, {"seeds", seeds}};
+}
+
+}  // namespace pallasbench

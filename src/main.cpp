@@ -1,0 +1,83 @@
+// pallasbench: evaluate JAX Pallas GPU kernels (correctness, timing, compiler artifacts).
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "pallasbench/commands.hpp"
+
+namespace {
+
+void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
+  cmd->add_option("--level", sel.level, "only tasks of this level")->check(CLI::Range(1, 3));
+  cmd->add_option("--category", sel.category, "only tasks of this category");
+}
+
+void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
+  cmd->add_option("--size", flags.size, "problem size")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
+  cmd->add_option("--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--out", flags.out, "folder for records.jsonl (run: default results/<UTC timestamp>)");
+  cmd->add_option("--seeds", flags.seeds, "input seeds checked (fresh inputs each; at least 3)")->capture_default_str();
+  cmd->add_option("--timeout", flags.timeout_s, "seconds allowed to each phase (load+compile, each run, timing)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", flags.resume, "skip tasks already recorded in --out with the same configuration");
+  cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe must be an error, not our death
+  CLI::App app{"pallasbench: evaluate JAX Pallas GPU kernels against the suite's tasks"};
+  app.require_subcommand(1);
+
+  pallasbench::list_options list;
+  auto* list_cmd = app.add_subcommand("list", "list the tasks with level, category and sizes");
+  add_selection(list_cmd, list.selection);
+  list_cmd->add_flag("--json", list.json, "print JSON");
+
+  pallasbench::run_options run;
+  auto* run_cmd = app.add_subcommand("run", "evaluate the suite's own kernels and record the results");
+  run_cmd->add_option("tasks", run.selection.tasks, "task names (default: all selected by --level/--category)");
+  add_selection(run_cmd, run.selection);
+  add_evaluation(run_cmd, run.flags);
+  run_cmd->add_option("--summary", run.summary_format, "summary format")->check(CLI::IsMember({"table", "markdown"}));
+
+  pallasbench::eval_options eval;
+  auto* eval_cmd = app.add_subcommand(
+      "eval", "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
+              "3 harness error");
+  eval_cmd->add_option("--task", eval.task, "task name")->required();
+  eval_cmd->add_option("--candidate", eval.candidate, "Python file defining kernel(*inputs)")->required();
+  add_evaluation(eval_cmd, eval.flags);
+  eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
+
+  pallasbench::report_options report;
+  auto* report_cmd = app.add_subcommand("report", "summarise a records.jsonl file");
+  report_cmd->add_option("records", report.records, "records.jsonl")->required();
+  report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : pallasbench::exit_code::usage;
+  }
+  try {
+    if (*list_cmd) return pallasbench::list_command(list);
+    if (*run_cmd) return pallasbench::run_command(run);
+    if (*eval_cmd) return pallasbench::eval_command(eval);
+    if (*report_cmd) return pallasbench::report_command(report);
+  } catch (const pallasbench::usage_error& e) {
+    fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
+    return pallasbench::exit_code::usage;
+  } catch (const std::exception& e) {
+    fmt::print(std::cerr, "pallasbench: internal error: {}\n", e.what());
+    return pallasbench::exit_code::harness;
+  }
+  return pallasbench::exit_code::usage;
+}

@@ -1,0 +1,192 @@
+#include "pallasbench/commands.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+#include "pallasbench/evaluator.hpp"
+#include "pallasbench/filter.hpp"
+#include "pallasbench/interrupt.hpp"
+#include "pallasbench/jsonl.hpp"
+#include "pallasbench/paths.hpp"
+#include "pallasbench/runner.hpp"
+#include "pallasbench/summary.hpp"
+
+namespace pallasbench {
+namespace {
+
+using nlohmann::json;
+
+// The reference worker started, the device resolved, the suite described.
+struct session {
+  std::filesystem::path root;
+  std::unique_ptr<worker_pool> pool;
+  std::string device;  // "cpu" or "gpu"
+  json environment;
+  std::vector<task_info> tasks;
+  json candidate_sha256 = json::object();
+  std::optional<std::string> project_sha;
+};
+
+session open_session(const std::string& device, const std::vector<std::string>& candidate_files) {
+  session s;
+  s.root = project_root();
+  worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180)};
+  s.pool = std::make_unique<worker_pool>(options);
+  auto& ref = s.pool->reference();
+  s.environment = ref.hello().value("environment", json::object());
+  const std::string backend = s.environment.value("backend", "cpu");
+  if (device == "gpu" && backend != "gpu")
+    throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
+  s.device = backend == "gpu" ? "gpu" : "cpu";
+  const auto reply = ref.call({{"cmd", "describe"}, {"candidate_files", candidate_files}}, std::chrono::seconds(300));
+  for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
+  for (const auto& e : reply.at("errors"))
+    fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));
+  s.candidate_sha256 = reply.value("candidate_sha256", json::object());
+  if (reply.contains("git_sha") && reply["git_sha"].is_string()) s.project_sha = reply["git_sha"];
+  return s;
+}
+
+filter_list make_filters(const selection_options& sel) {
+  filter_list filters;
+  if (!sel.tasks.empty()) filters.push_back(std::make_unique<name_filter>(sel.tasks));
+  if (sel.level) filters.push_back(std::make_unique<level_filter>(*sel.level));
+  if (!sel.category.empty()) filters.push_back(std::make_unique<category_filter>(sel.category));
+  return filters;
+}
+
+std::vector<task_info> select(const std::vector<task_info>& all, const selection_options& sel) {
+  if (const auto unknown = unknown_names(all, sel.tasks); !unknown.empty())
+    throw usage_error(fmt::format("unknown task{} {} (see `pallasbench list`)", unknown.size() > 1 ? "s" : "",
+                                  fmt::join(unknown, ", ")));
+  auto tasks = select_tasks(all, make_filters(sel));
+  if (tasks.empty()) throw usage_error("no task matches the selection");
+  return tasks;
+}
+
+void validate(const evaluation_flags& flags) {
+  if (flags.seeds < 3) throw usage_error(fmt::format("--seeds {}: at least 3 seeds are required", flags.seeds));
+  if (flags.timeout_s <= 0) throw usage_error(fmt::format("--timeout {}: must be positive", flags.timeout_s));
+}
+
+run_config make_config(const evaluation_flags& flags, const std::string& device) {
+  return run_config{flags.size, device, flags.seeds, flags.timeout_s};
+}
+
+timing_options make_timing(const evaluation_flags& flags) {
+  timing_options timing;
+  timing.enabled = flags.timing;
+  return timing;
+}
+
+// The records file of --out (or a fresh timestamped folder), refusing to mix runs silently.
+std::filesystem::path records_path(const evaluation_flags& flags) {
+  const std::filesystem::path dir = flags.out.empty() ? default_output_dir() : std::filesystem::path(flags.out);
+  const auto path = dir / "records.jsonl";
+  if (std::filesystem::exists(path) && !flags.resume)
+    throw usage_error(fmt::format("{} exists: pass --resume to continue it, or choose another --out", path.string()));
+  return path;
+}
+
+int finish(const run_outcome& outcome) {
+  if (outcome.interrupted) return exit_code::interrupted;
+  for (const auto& row : outcome.rows)
+    if (row.status != "ok") return row.status == "harness_error" ? exit_code::harness : exit_code::check_failed;
+  return exit_code::ok;
+}
+
+}  // namespace
+
+int list_command(const list_options& options) {
+  auto s = open_session("cpu", {});
+  const auto tasks = select(s.tasks, options.selection);
+  if (options.json) {
+    json out = json::array();
+    for (const auto& t : tasks)
+      out.push_back({{"name", t.name}, {"level", t.level}, {"category", t.category},
+                     {"sizes", {{"small", t.shape_summary("small")}, {"medium", t.shape_summary("medium")},
+                                {"large", t.shape_summary("large")}}}});
+    fmt::print("{}\n", out.dump(2));
+    return exit_code::ok;
+  }
+  std::size_t width = 4;
+  for (const auto& t : tasks) width = std::max(width, t.name.size());
+  fmt::print("{:<{}}  {:>5}  {:<20}  {}\n", "task", width, "level", "category", "medium inputs [small | large]");
+  for (const auto& t : tasks)
+    fmt::print("{:<{}}  {:>5}  {:<20}  {}  [{} | {}]\n", t.name, width, t.level, t.category, t.shape_summary("medium"),
+               t.shape_summary("small"), t.shape_summary("large"));
+  fmt::print("{} tasks\n", tasks.size());
+  return exit_code::ok;
+}
+
+int run_command(const run_options& options) {
+  validate(options.flags);
+  install_interrupt_handlers();
+  auto s = open_session(options.flags.device, {});
+  const auto tasks = select(s.tasks, options.selection);
+  const auto path = records_path(options.flags);
+  record_writer writer(path);
+  const auto config = make_config(options.flags, s.device);
+  const scratch_dir scratch;
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags), s.environment, s.project_sha, utc_timestamp());
+  fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
+             s.device, s.environment.value("device_kind", "?"), path.string());
+  runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
+  const auto outcome = r.run(tasks, [](const task_info& t) { return candidate_spec{"suite", {}, t.sha256}; }, config);
+  fmt::print("\n");
+  make_printer(options.summary_format)->print(std::cout, outcome.rows);
+  if (outcome.skipped) fmt::print("{} task(s) already recorded were skipped\n", outcome.skipped);
+  if (outcome.interrupted) fmt::print("interrupted: finished records are in {}; rerun with --resume\n", path.string());
+  return finish(outcome);
+}
+
+int eval_command(const eval_options& options) {
+  validate(options.flags);
+  const std::filesystem::path file = options.candidate;
+  if (!std::filesystem::is_regular_file(file))
+    throw usage_error(fmt::format("candidate file not found: {}", options.candidate));
+  install_interrupt_handlers();
+  const auto candidate_path = std::filesystem::absolute(file).string();
+  auto s = open_session(options.flags.device, {candidate_path});
+  const auto tasks = select(s.tasks, {{options.task}, std::nullopt, ""});
+  std::unique_ptr<record_writer> writer;
+  std::set<std::string> done;
+  if (!options.flags.out.empty()) {
+    const auto path = records_path(options.flags);
+    writer = std::make_unique<record_writer>(path);
+    if (options.flags.resume) done = recorded_config_hashes(path);
+  }
+  const auto config = make_config(options.flags, s.device);
+  const scratch_dir scratch;
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags), s.environment, s.project_sha, utc_timestamp());
+  const candidate_spec spec{"user", candidate_path, s.candidate_sha256.value(candidate_path, "")};
+  runner r(eval, writer.get(), done, std::cerr);
+  const auto outcome = r.run(tasks, [&](const task_info&) { return spec; }, config);
+  if (options.json && !outcome.records.empty()) fmt::print("{}\n", outcome.records.front().dump());
+  else if (!options.json) table_printer().print(std::cerr, outcome.rows);
+  return finish(outcome);
+}
+
+int report_command(const report_options& options) {
+  std::ifstream in(options.records);
+  if (!in) throw usage_error(fmt::format("cannot read records file {}", options.records));
+  std::vector<summary_row> rows;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto record = json::parse(line, nullptr, false);
+    if (!record.is_object()) throw usage_error(fmt::format("{}:{}: not a JSON record", options.records, number));
+    rows.push_back(summary_row::from_record(record));
+  }
+  make_printer(options.format)->print(std::cout, rows);
+  return exit_code::ok;
+}
+
+}  // namespace pallasbench

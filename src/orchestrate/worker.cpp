@@ -1,0 +1,96 @@
+#include "pallasbench/worker.hpp"
+
+#include <fmt/format.h>
+
+namespace pallasbench {
+namespace {
+
+child_process::options process_options(const worker_options& o) {
+  child_process::options opts;
+  opts.argv = {o.python.string(), "-u", "-m", "pallasbench.worker"};
+  opts.cwd = o.project_root;
+  opts.env = {
+      {"PYTHONPATH", (o.project_root / "python").string()},
+      {"PALLASBENCH_ROOT", o.project_root.string()},
+      // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.
+      {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
+      {"TF_CPP_MIN_LOG_LEVEL", "1"},
+  };
+  if (o.device == "cpu") opts.env.emplace_back("JAX_PLATFORMS", "cpu");
+  if (o.device == "gpu") opts.env.emplace_back("JAX_PLATFORMS", "cuda");
+  return opts;
+}
+
+}  // namespace
+
+worker_failure::worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail)
+    : std::runtime_error(std::move(message)), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
+
+worker::worker(const worker_options& options) : m_process(process_options(options)) {
+  m_hello = read_reply(options.startup_timeout, "starting up");
+  if (!m_hello.value("ready", false)) fail(worker_failure::kind::protocol, "worker greeting lacks \"ready\"");
+}
+
+void worker::fail(worker_failure::kind kind, const std::string& message) {
+  std::optional<exit_status> status;
+  if (kind == worker_failure::kind::died) {
+    status = m_process.wait_for_exit(std::chrono::seconds(2));
+    if (!status) status = m_process.kill_and_wait();
+  } else {
+    status = m_process.kill_and_wait();
+  }
+  m_dead = true;
+  std::string text = message;
+  if (kind == worker_failure::kind::died) text += fmt::format(" (worker ended with {})", status->describe());
+  throw worker_failure(kind, text, status, m_process.stderr_tail());
+}
+
+nlohmann::json worker::read_reply(std::chrono::milliseconds timeout, const std::string& what) {
+  std::string line;
+  switch (m_process.read_line(line, timeout)) {
+  case child_process::read_status::line: break;
+  case child_process::read_status::interrupted: throw interrupted_error();
+  case child_process::read_status::timeout:
+    fail(worker_failure::kind::timeout,
+         fmt::format("worker did not answer within {:.0f} s while {}", timeout.count() / 1000.0, what));
+  case child_process::read_status::eof: fail(worker_failure::kind::died, fmt::format("worker died while {}", what));
+  }
+  auto reply = nlohmann::json::parse(line, nullptr, false);
+  if (reply.is_discarded() || !reply.is_object())
+    fail(worker_failure::kind::protocol, fmt::format("worker sent a line that is not a JSON object: {:.200}", line));
+  return reply;
+}
+
+nlohmann::json worker::call(nlohmann::json request, std::chrono::milliseconds timeout) {
+  if (m_dead) throw worker_failure(worker_failure::kind::died, "worker is gone", std::nullopt, stderr_tail());
+  const long id = m_next_id++;
+  request["id"] = id;
+  const std::string what = fmt::format("running '{}'", request.value("cmd", "?"));
+  try {
+    m_process.write_line(request.dump());
+  } catch (const process_error&) {
+    fail(worker_failure::kind::died, fmt::format("worker died before {}", what));
+  }
+  auto reply = read_reply(timeout, what);
+  if (reply.value("id", -1L) != id)
+    fail(worker_failure::kind::protocol, fmt::format("reply id {} does not match request id {}",
+                                                     reply.value("id", -1L), id));
+  if (!reply.value("ok", false)) {
+    const auto& error = reply.value("error", nlohmann::json::object());
+    throw command_failed(error.value("kind", "runtime_error"), error.value("message", "unknown error"),
+                         error.value("traceback", ""));
+  }
+  return reply;
+}
+
+void worker::shutdown() {
+  if (m_dead) return;
+  try {
+    m_process.write_line(R"({"id": 0, "cmd": "shutdown"})");
+  } catch (const process_error&) {
+  }
+  if (!m_process.wait_for_exit(std::chrono::seconds(1))) m_process.kill_and_wait();
+  m_dead = true;
+}
+
+}  // namespace pallasbench

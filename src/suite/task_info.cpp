@@ -1,0 +1,34 @@
+#include "pallasbench/task_info.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace pallasbench {
+
+task_info task_info::from_json(const nlohmann::json& j) {
+  task_info t;
+  t.name = j.at("name").get<std::string>();
+  t.level = j.at("level").get<int>();
+  t.category = j.at("category").get<std::string>();
+  t.path = j.value("path", "");
+  t.sha256 = j.value("sha256", "");
+  for (const auto& in : j.at("inputs")) t.inputs.push_back({in.at("name"), in.at("domain")});
+  for (const auto& [size, inputs] : j.at("shapes").items())
+    for (const auto& [input, shape] : inputs.items()) t.shapes[size][input] = shape.get<std::vector<std::int64_t>>();
+  const auto& tol = j.at("tolerance");
+  t.tol = {tol.at("atol").get<double>(), tol.at("rtol").get<double>(), tol.at("rel_norm").get<double>()};
+  t.uses_tf32 = j.value("uses_tf32", false);
+  t.order_dependent = j.value("order_dependent", false);
+  t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
+  t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
+  return t;
+}
+
+std::string task_info::shape_summary(const std::string& size) const {
+  std::vector<std::string> parts;
+  const auto& by_input = shapes.at(size);
+  for (const auto& in : inputs) parts.push_back(fmt::format("{}({})", in.name, fmt::join(by_input.at(in.name), ",")));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+}  // namespace pallasbench
