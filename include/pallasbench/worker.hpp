@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,8 @@ struct worker_options {
   std::filesystem::path project_root;  // holds python/ and tasks/
   std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
+  // The command started; empty means `python -u -m pallasbench.worker` (tests start fakes).
+  std::vector<std::string> command;
 };
 
 class worker {

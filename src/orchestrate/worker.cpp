@@ -7,7 +7,8 @@ namespace {
 
 child_process::options process_options(const worker_options& o) {
   child_process::options opts;
-  opts.argv = {o.python.string(), "-u", "-m", "pallasbench.worker"};
+  opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench.worker"}
+                                : o.command;
   opts.cwd = o.project_root;
   opts.env = {
       {"PYTHONPATH", (o.project_root / "python").string()},
