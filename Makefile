@@ -1,0 +1,50 @@
+# PallasBench: `make run` sets up and runs the suite; `make test` sets up and runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+BUILD := build
+JAX_VERSION := 0.10.2
+APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+
+.PHONY: all setup deps venv build run test ctest pytest clean
+
+all: build
+
+# Debian packages the C++ build needs (skipped when already installed).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+# The project's Python: jax pinned (CPU build), numpy, pytest.
+venv: $(VENV)/.installed
+$(VENV)/.installed: python/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -r python/requirements.txt
+	touch $@
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD)
+
+setup: build venv
+
+# The suite at SMALL: on the GPU when JAX sees one, else in Pallas interpret mode on the CPU.
+run: setup
+	$(BUILD)/pallasbench run --size small --device auto
+
+ctest: build
+	cd $(BUILD) && ctest --output-on-failure
+
+pytest: setup
+	$(VPY) -m pytest -q tests/python tests/e2e
+
+test: ctest pytest
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,113 @@
+"""batched_matmul: a[i] @ b[i] for float32 (B, M, K) @ (B, K, N).
+
+One pallas_call over a (batch, row tile, column tile) grid. Each program owns a (bm, bn) output
+tile of one batch (128x128, shrunk until the grid covers the H200's 132 SMs) and walks K in
+32-wide steps with an in-kernel fori_loop, loading tiles straight from raw pl.ANY refs into a
+float32 accumulator. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32).
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "batched_matmul"
+LEVEL = 1
+CATEGORY = "matmul"
+INPUTS = (tl.Input("a", tl.REAL), tl.Input("b", tl.REAL))
+SHAPES = tl.sizes(medium={"a": (8, 256, 256), "b": (8, 256, 256)},
+                  small={"a": (4, 64, 64), "b": (4, 64, 64)},
+                  large={"a": (16, 512, 512), "b": (16, 512, 512)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+NUM_SMS = 132  # H200: a grid smaller than this leaves SMs idle
+MIN_TILE = 32  # jnp.dot needs >= 16 per dim; 32 keeps the MMAs fed
+BK = 32  # 128-byte rows per K step: four k8 TF32 MMA steps per load
+
+
+def make_inputs(rng, shapes):
+    # b is the weight: scaled by 1/sqrt(K), its per-batch fan-in (tl.weight would use B*K).
+    k = shapes["b"][-2]
+    return tl.normal(rng, shapes["a"]), tl.normal(rng, shapes["b"], k ** -0.5)
+
+
+def reference(a, b):
+    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+
+
+def _tile(dim, pref):
+    """Largest power of two in [16, pref] dividing dim, else pref capped near dim (dim padded)."""
+    t = pref
+    while t >= 16:
+        if dim % t == 0:
+            return t
+        t //= 2
+    return max(16, min(pref, tl.next_pow2(dim)))
+
+
+def _pad(x, axis, mult):
+    """Zero-pad one axis up to a multiple of mult: layout only, zeros add nothing to a dot."""
+    extra = -x.shape[axis] % mult
+    if not extra:
+        return x
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, extra)
+    return jnp.pad(x, widths)
+
+
+def _body(a_ref, b_ref, o_ref, *, bm, bn, bk, k_steps):
+    batch = pl.program_id(0)
+    rows = pl.ds(pl.multiple_of(pl.program_id(1) * bm, bm), bm)
+    cols = pl.ds(pl.multiple_of(pl.program_id(2) * bn, bn), bn)
+
+    def step(k, acc):
+        ks = pl.ds(pl.multiple_of(k * bk, bk), bk)
+        return acc + jnp.dot(a_ref[batch, rows, ks], b_ref[batch, ks, cols],
+                             precision=lax.Precision.DEFAULT,  # TF32, whatever the config says
+                             preferred_element_type=jnp.float32)
+
+    acc = lax.fori_loop(0, k_steps, step, jnp.zeros((bm, bn), jnp.float32))
+    o_ref[...] = acc.astype(o_ref.dtype)
+
+
+def kernel(a, b):
+    (nb, m, k), n = a.shape, b.shape[2]
+    bk = _tile(k, BK)
+    bm, bn = _tile(m, 128), _tile(n, 128)
+    while nb * tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS and max(bm, bn) > MIN_TILE:
+        if bn >= bm:
+            bn //= 2
+        else:
+            bm //= 2
+    big = bm * bn >= 128 * 128
+    ap = _pad(_pad(a, 1, bm), 2, bk)
+    bp = _pad(_pad(b, 1, bk), 2, bn)
+    (_, mp, kp), np_ = ap.shape, bp.shape[2]
+    any_spec = pl.BlockSpec(memory_space=pl.ANY)  # tiles are loaded by the K loop itself
+    out = pl.pallas_call(
+        functools.partial(_body, bm=bm, bn=bn, bk=bk, k_steps=kp // bk),
+        out_shape=jax.ShapeDtypeStruct((nb, mp, np_), a.dtype),
+        grid=(nb, mp // bm, np_ // bn),
+        in_specs=[any_spec, any_spec],
+        out_specs=pl.BlockSpec((None, bm, bn), lambda i, j, l: (i, j, l)),
+        # Shared memory per stage is 32 * (bm + bn) * 4 bytes <= 32 KiB: 3-4 stages fit easily.
+        compiler_params=tl.triton_params(num_warps=8 if big else 4,
+                                         num_stages=3 if big else 4),
+    )(ap, bp)
+    return out if (mp, np_) == (m, n) else out[:, :m, :n]
+
+
+def flops(shapes):
+    (nb, m, k), n = shapes["a"], shapes["b"][2]
+    return 2 * nb * m * n * k
+
+
+def bytes_moved(shapes):
+    (nb, m, k), n = shapes["a"], shapes["b"][2]
+    return 4 * nb * (m * k + k * n + m * n)

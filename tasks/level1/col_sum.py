@@ -1,0 +1,128 @@
+"""col_sum: sum over axis 0 of a float32 matrix.
+
+Memory-bound column reduction in two pallas_calls, both tree sums in f32. The first streams
+(64, 128) tiles over a 2-D grid, every program writing its tile's column sums as one row of a
+partial-sum matrix (1/64 the size of x): full parallelism, and no rounding chain longer than a
+tile. The second sums the partial rows per 32-column strip. Ragged edges are masked to 0.
+No dot, no TF32.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "col_sum"
+LEVEL = 1
+CATEGORY = "reduce"
+INPUTS = (tl.Input("x", tl.REAL),)
+SHAPES = tl.sizes(medium={"x": (4096, 2048)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+# Elements one program loads at once: the shared block budget (8K float32, 8 warps).
+TILE = tl.DEFAULT_BLOCK_BYTES // 4
+# Tile width of the first pass: 512-byte contiguous row segments.
+PASS1_COLS = 128
+# Strip width of the second pass: narrow, so its few rows still spread over many programs.
+PASS2_COLS = 32
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),)
+
+
+def reference(x):
+    return jnp.sum(x, axis=0)
+
+
+def _load_tile(tile, row0, rows, col0, cols):
+    """The tile with lanes outside the rows x cols array read as 0.
+
+    Edge tiles of a Triton kernel would read undefined memory: the mask keeps that memory
+    untouched and out of the sums. Tiles inside the array skip it (static check).
+    """
+    shape = tile.shape
+    if rows % shape[0] == 0 and cols % shape[1] == 0:
+        return tile[...]
+    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
+    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
+    return pltriton.load(tile, mask=(r < rows) & (c < cols), other=0.0)
+
+
+def _store_cols(ref, val, col0, cols):
+    width = ref.shape[-1]
+    if cols % width == 0:
+        ref[...] = val
+    else:
+        c = col0 + lax.broadcasted_iota(jnp.int32, ref.shape, len(ref.shape) - 1)
+        pltriton.store(ref, val, mask=c < cols)
+
+
+def _partial_body(x_ref, p_ref, *, rows, cols):
+    """Column sums of one (tr, bc) tile -> one row of the partial-sum matrix."""
+    tr, bc = x_ref.shape
+    col0 = pl.program_id(1) * bc
+    x = _load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols)
+    _store_cols(p_ref, jnp.sum(x, axis=0, keepdims=True), col0, cols)
+
+
+def _combine_body(p_ref, o_ref, *, parts, cols, chunk, chunks):
+    """Sum the partial rows of one column strip, `chunk` rows (one tree) at a time."""
+    bc = p_ref.shape[1]
+    col0 = pl.program_id(0) * bc
+
+    def chunk_sum(k):
+        tile = p_ref if chunk == p_ref.shape[0] else p_ref.at[pl.ds(k * chunk, chunk), :]
+        return jnp.sum(_load_tile(tile, k * chunk, parts, col0, cols), axis=0)
+
+    if chunks == 1:
+        total = chunk_sum(0)
+    else:
+        total = lax.fori_loop(0, chunks, lambda k, acc: acc + chunk_sum(k),
+                              jnp.zeros((bc,), jnp.float32))
+    _store_cols(o_ref, total, col0, cols)
+
+
+def kernel(x):
+    rows, cols = x.shape
+    bc = min(tl.next_pow2(cols), PASS1_COLS)
+    tr = min(tl.next_pow2(rows), TILE // bc)
+    parts = tl.cdiv(rows, tr)
+    partial = pl.pallas_call(
+        functools.partial(_partial_body, rows=rows, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((parts, cols), jnp.float32),
+        grid=(parts, tl.cdiv(cols, bc)),
+        in_specs=[pl.BlockSpec((tr, bc), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((1, bc), lambda i, j: (i, j)),
+        compiler_params=tl.triton_params(num_warps=8 if tr * bc >= TILE else 4, num_stages=1),
+    )(x)
+
+    bc2 = min(tl.next_pow2(cols), PASS2_COLS)
+    chunk = min(tl.next_pow2(parts), TILE // bc2)
+    return pl.pallas_call(
+        functools.partial(_combine_body, parts=parts, cols=cols, chunk=chunk,
+                          chunks=tl.cdiv(parts, chunk)),
+        out_shape=jax.ShapeDtypeStruct((cols,), x.dtype),
+        grid=(tl.cdiv(cols, bc2),),
+        in_specs=[pl.BlockSpec((tl.next_pow2(parts), bc2), lambda j: (0, j))],
+        out_specs=pl.BlockSpec((bc2,), lambda j: (j,)),
+        compiler_params=tl.triton_params(num_warps=8 if chunk * bc2 >= TILE else 4,
+                                         num_stages=1),
+    )(partial)
+
+
+def flops(shapes):
+    rows, cols = shapes["x"]
+    return rows * cols
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["x"]
+    return (rows * cols + cols) * 4

@@ -1,0 +1,99 @@
+"""huber_loss: per-row mean of the Huber loss (delta = 1) of pred - target.
+
+Memory-bound row reduction: each program loads whole rows of both inputs (tl.row_block, 8K
+elements a block, 8 warps), applies the piecewise loss elementwise and reduces the row in
+registers. Ragged edge blocks (a row count or width the block does not tile) load and store
+through masks.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "huber_loss"
+LEVEL = 1
+CATEGORY = "loss"
+INPUTS = (tl.Input("pred", tl.REAL), tl.Input("target", tl.REAL))
+SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+DELTA = 1.0
+BLOCK_BYTES = 32 * 1024  # per input: 8K f32, 32 a thread at 8 warps
+
+
+def make_inputs(rng, shapes):
+    # x3 scale: differences of std ~4 put most elements on the linear branch, some on each.
+    return tl.normal(rng, shapes["pred"], 3.0), tl.normal(rng, shapes["target"], 3.0)
+
+
+def _huber(d):
+    a = jnp.abs(d)
+    return jnp.where(a <= DELTA, 0.5 * d * d, DELTA * (a - 0.5 * DELTA))
+
+
+def reference(pred, target):
+    return jnp.mean(_huber(pred - target), axis=-1)
+
+
+def _load(ref, mask, fill):
+    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
+    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
+
+
+def _store(ref, value, mask):
+    """Writes the block except where mask is False (past the array's edge)."""
+    if mask is None:
+        ref[...] = value
+    else:
+        pltriton.store(ref, value, mask=mask)
+
+
+def _edge_masks(shape, rows, cols):
+    """(block mask, row mask) of this program's (br, bc) block, or None where the grid tiles the
+    array exactly. Triton does not clip edge blocks: their loads and stores must be masked."""
+    br, bc = shape
+    row = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br,), 0)
+    row_mask = None if rows % br == 0 else row < rows
+    if row_mask is None and cols == bc:
+        return None, None
+    col = lax.broadcasted_iota(jnp.int32, shape, 1)
+    return (row[:, None] < rows) & (col < cols), row_mask
+
+
+def _body(p_ref, t_ref, o_ref, *, rows, cols):
+    mask, row_mask = _edge_masks(p_ref.shape, rows, cols)
+    h = _huber(_load(p_ref, mask, 0.0) - _load(t_ref, mask, 0.0))  # huber(0) = 0
+    _store(o_ref, jnp.sum(h, axis=1) / cols, row_mask)
+
+
+def kernel(pred, target):
+    rows, cols = pred.shape
+    br, bc = tl.row_block(rows, cols, 4, BLOCK_BYTES)
+    spec = pl.BlockSpec((br, bc), lambda i: (i, 0))
+    return pl.pallas_call(
+        functools.partial(_body, rows=rows, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((rows,), pred.dtype),
+        grid=(tl.cdiv(rows, br),),
+        in_specs=[spec, spec],
+        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
+        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
+    )(pred, target)
+
+
+def flops(shapes):
+    rows, cols = shapes["pred"]
+    # sub, abs, compare, the taken branch (2), add per element; one divide per row
+    return 6 * rows * cols + rows
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["pred"]
+    return 4 * (2 * rows * cols + rows)

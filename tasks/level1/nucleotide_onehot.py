@@ -1,0 +1,87 @@
+"""nucleotide_onehot: one_hot(seq, 4) as float32 (N, 4) for uint8 DNA (A=0, C=1, G=2, T=3).
+
+Write-bound: a 1-D grid of (512, 4) output blocks (2K floats, contiguous in memory); each is
+built in registers by comparing the block's bases, widened to int32, against a channel iota.
+A ragged last block is masked.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "nucleotide_onehot"
+LEVEL = 1
+CATEGORY = "genomics"
+INPUTS = (tl.Input("seq", tl.DISCRETE),)
+SHAPES = tl.sizes(medium={"seq": (4096,)}, small={"seq": (1024,)}, large={"seq": (16384,)})
+TOLERANCE = tl.EXACT
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+CHANNELS = 4
+BLOCK_BASES = 512  # 2K outputs a program: 16 a thread at 4 warps
+
+
+def make_inputs(rng, shapes):
+    return (tl.dna(rng, shapes["seq"]),)
+
+
+def reference(seq):
+    return jax.nn.one_hot(seq, CHANNELS, dtype=jnp.float32)
+
+
+def _load(ref, mask, fill):
+    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
+    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
+
+
+def _store(ref, value, mask):
+    """Writes the block except where mask is False (past the array's edge)."""
+    if mask is None:
+        ref[...] = value
+    else:
+        pltriton.store(ref, value, mask=mask)
+
+
+def _inside(axis, block, extent):
+    """Which of this program's `block` positions along grid axis `axis` fall inside `extent`;
+    None when the grid tiles it exactly. Triton does not clip edge blocks: mask them."""
+    if extent % block == 0:
+        return None
+    return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
+
+
+def _body(seq_ref, o_ref, *, n):
+    rows = _inside(0, o_ref.shape[0], n)
+    base = _load(seq_ref, rows, 0).astype(jnp.int32)
+    channel = lax.broadcasted_iota(jnp.int32, o_ref.shape, 1)
+    mask = None if rows is None else rows[:, None]
+    _store(o_ref, (base[:, None] == channel).astype(o_ref.dtype), mask)
+
+
+def kernel(seq):
+    n = seq.shape[0]
+    bn = min(BLOCK_BASES, tl.next_pow2(n))
+    return pl.pallas_call(
+        functools.partial(_body, n=n),
+        out_shape=jax.ShapeDtypeStruct((n, CHANNELS), jnp.float32),
+        grid=(tl.cdiv(n, bn),),
+        in_specs=[pl.BlockSpec((bn,), lambda i: (i,))],
+        out_specs=pl.BlockSpec((bn, CHANNELS), lambda i: (i, 0)),
+        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+    )(seq)
+
+
+def flops(shapes):
+    return shapes["seq"][0] * CHANNELS  # one compare per output
+
+
+def bytes_moved(shapes):
+    n = shapes["seq"][0]
+    return n + 4 * n * CHANNELS  # uint8 in, float32 out

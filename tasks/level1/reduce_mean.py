@@ -1,0 +1,104 @@
+"""reduce_mean: mean over the last axis of a float32 matrix.
+
+Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
+row padded to a power of two) and reduces each row with one in-register tree sum; rows wider
+than 8K elements are summed tile by tile in a fori_loop (a tree per tile, few sequential adds).
+Ragged edges are masked to 0 before summing; the row sum is divided by the true width. No dot,
+no TF32.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "reduce_mean"
+LEVEL = 1
+CATEGORY = "reduce"
+INPUTS = (tl.Input("x", tl.REAL),)
+SHAPES = tl.sizes(medium={"x": (4096, 2048)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+# Widest row tile one program reduces at once: the shared block budget (8K float32).
+TILE = tl.DEFAULT_BLOCK_BYTES // 4
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),)
+
+
+def reference(x):
+    return jnp.mean(x, axis=-1)
+
+
+def _load_tile(ref, row0, rows, col0, cols, width):
+    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as 0.
+
+    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
+    untouched and out of the sum. Blocks that tile the array exactly skip it.
+    """
+    br, block_cols = ref.shape
+    tile = ref if width == block_cols else ref.at[:, pl.ds(col0, width)]
+    if rows % br == 0 and cols % width == 0:
+        return tile[...]
+    r = row0 + lax.broadcasted_iota(jnp.int32, (br, width), 0)
+    c = col0 + lax.broadcasted_iota(jnp.int32, (br, width), 1)
+    return pltriton.load(tile, mask=(r < rows) & (c < cols), other=0.0)
+
+
+def _store_rows(o_ref, val, row0, rows):
+    br = o_ref.shape[0]
+    if rows % br == 0:
+        o_ref[...] = val
+    else:
+        pltriton.store(o_ref, val, mask=row0 + lax.iota(jnp.int32, br) < rows)
+
+
+def _mean_body(x_ref, o_ref, *, rows, cols, width, tiles):
+    br = x_ref.shape[0]
+    row0 = pl.program_id(0) * br
+
+    def tile_sum(t):
+        return jnp.sum(_load_tile(x_ref, row0, rows, t * width, cols, width), axis=1)
+
+    if tiles == 1:
+        total = tile_sum(0)
+    else:
+        total = lax.fori_loop(0, tiles, lambda t, acc: acc + tile_sum(t),
+                              jnp.zeros((br,), jnp.float32))
+    _store_rows(o_ref, total / cols, row0, rows)
+
+
+def kernel(x):
+    rows, cols = x.shape
+    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
+    width = min(bc, TILE)
+    body = functools.partial(_mean_body, rows=rows, cols=cols, width=width,
+                             tiles=tl.cdiv(cols, width))
+    return pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct((rows,), x.dtype),
+        grid=(tl.cdiv(rows, br),),
+        in_specs=[pl.BlockSpec((br, bc), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
+        # 8 warps for an 8K-element tile: 32 values (8 vector loads) in flight per thread.
+        compiler_params=tl.triton_params(num_warps=8 if br * width >= TILE else 4,
+                                         num_stages=1),
+    )(x)
+
+
+def flops(shapes):
+    rows, cols = shapes["x"]
+    return rows * cols + rows  # the adds, one divide per row
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["x"]
+    return (rows * cols + rows) * 4

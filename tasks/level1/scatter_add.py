@@ -1,0 +1,91 @@
+"""scatter_add: zeros(1024, D).at[idx].add(updates), updates float32 (N, D), idx int32 (N,).
+
+Float atomics (order-dependent sums). The output is a zeros buffer aliased in and out of the
+pallas_call as a raw pl.ANY ref. Each program takes 8 update rows and a column tile (up to 256
+wide): it first loads the 8 target ids and 8 row segments (independent loads in flight together),
+then issues one vector atomic add per row into out[id, cols]. One row per atomic keeps duplicate
+ids correct in every execution mode (Triton's atomics handle them; so does interpret mode).
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "scatter_add"
+LEVEL = 1
+CATEGORY = "index"
+INPUTS = (tl.Input("updates", tl.REAL), tl.Input("idx", tl.DISCRETE))
+SHAPES = tl.sizes(medium={"updates": (8192, 256), "idx": (8192,)})
+TOLERANCE = tl.ATOMIC_SUM
+USES_TF32 = False
+ORDER_DEPENDENT = True
+
+NUM_ROWS = 1024  # output rows, fixed at every size
+ROWS = 8  # update rows a program: 1024 programs at MEDIUM
+MAX_COLS = 256  # column tile: 4 floats a thread at 2 warps
+
+
+def make_inputs(rng, shapes):
+    return tl.normal(rng, shapes["updates"]), tl.ids(rng, shapes["idx"], NUM_ROWS)
+
+
+def reference(updates, idx):
+    return jnp.zeros((NUM_ROWS, updates.shape[1]), updates.dtype).at[idx].add(updates)
+
+
+def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd):
+    del zeros_ref  # the same buffer as o_ref (aliased): the zeros the atomics add into
+    cols = pl.ds(pl.multiple_of(pl.program_id(1) * bd, bd), bd)
+    # Ids are in range by the task's domain; the clamp only keeps a bad id inside the output.
+    targets = [jnp.clip(idx_ref[r], 0, NUM_ROWS - 1) for r in range(ROWS)]
+    values = [upd_ref[r, :] for r in range(ROWS)]
+    for target, value in zip(targets, values):
+        pltriton.atomic_add(o_ref, (target, cols), value)
+
+
+def _pad(x, axis, mult):
+    """Zero-pad one axis up to a multiple of mult: layout only (zero rows add nothing)."""
+    extra = -x.shape[axis] % mult
+    if not extra:
+        return x
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, extra)
+    return jnp.pad(x, widths)
+
+
+def kernel(updates, idx):
+    n, d = updates.shape
+    bd = min(MAX_COLS, tl.next_pow2(d))
+    # Ragged edges are padded (zero updates to row 0), since interpret mode rejects atomic masks.
+    upd = _pad(_pad(updates, 0, ROWS), 1, bd)
+    ids = _pad(idx, 0, ROWS)
+    (np_, dp) = upd.shape
+    zeros = jnp.zeros((NUM_ROWS, dp), updates.dtype)
+    any_spec = pl.BlockSpec(memory_space=pl.ANY)
+    out = pl.pallas_call(
+        functools.partial(_body, bd=bd),
+        out_shape=jax.ShapeDtypeStruct((NUM_ROWS, dp), updates.dtype),
+        grid=(np_ // ROWS, dp // bd),
+        in_specs=[pl.BlockSpec((ROWS,), lambda i, j: (i,)),
+                  pl.BlockSpec((ROWS, bd), lambda i, j: (i, j)),
+                  any_spec],
+        out_specs=any_spec,
+        input_output_aliases={2: 0},
+        compiler_params=tl.triton_params(num_warps=max(1, min(4, bd // 128)), num_stages=1),
+    )(ids, upd, zeros)
+    return out if dp == d else out[:, :d]
+
+
+def flops(shapes):
+    n, d = shapes["updates"]
+    return n * d  # one add per update element
+
+
+def bytes_moved(shapes):
+    n, d = shapes["updates"]
+    return 4 * (n * d + n + NUM_ROWS * d)  # updates, ids, the output written once

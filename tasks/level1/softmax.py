@@ -1,0 +1,139 @@
+"""softmax over the last axis of a float32 matrix.
+
+Memory-bound: one read and one write per element. One program owns `br` whole rows
+(tl.row_block: 8K elements, the row padded to a power of two) and keeps them in registers:
+row max, exp, row sum and the normalised write are fused, so x is read once. Rows wider than
+8K elements take two passes over column tiles (online max/sum, then the write). Masked lanes
+read as -inf (exp gives 0). No dot, no TF32.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "softmax"
+LEVEL = 1
+CATEGORY = "softmax"
+INPUTS = (tl.Input("x", tl.REAL),)
+SHAPES = tl.sizes(medium={"x": (2048, 2048)}, small={"x": (256, 256)},
+                  large={"x": (8192, 8192)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+# Widest row tile one program holds in registers: the shared block budget (8K float32).
+TILE = tl.DEFAULT_BLOCK_BYTES // 4
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),)
+
+
+def reference(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def _tile_mask(shape, row0, rows, col0, cols):
+    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
+    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
+    return (r < rows) & (c < cols)
+
+
+def _tile(ref, col0, width):
+    return ref if width == ref.shape[1] else ref.at[:, pl.ds(col0, width)]
+
+
+def _load_tile(ref, row0, rows, col0, cols, width):
+    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as -inf.
+
+    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
+    untouched and out of the max and sum. Blocks that tile the array exactly skip it.
+    """
+    br = ref.shape[0]
+    tile = _tile(ref, col0, width)
+    if rows % br == 0 and cols % width == 0:
+        return tile[...]
+    mask = _tile_mask((br, width), row0, rows, col0, cols)
+    return pltriton.load(tile, mask=mask, other=-jnp.inf)
+
+
+def _store_tile(ref, val, row0, rows, col0, cols):
+    br, width = val.shape
+    tile = _tile(ref, col0, width)
+    if rows % br == 0 and cols % width == 0:
+        tile[...] = val
+    else:
+        pltriton.store(tile, val, mask=_tile_mask((br, width), row0, rows, col0, cols))
+
+
+def _softmax_rows(x_ref, o_ref, *, rows, cols):
+    """Whole rows in registers: one read, one write."""
+    br, bc = x_ref.shape
+    row0 = pl.program_id(0) * br
+    x = _load_tile(x_ref, row0, rows, 0, cols, bc)
+    e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+    # One reciprocal per row instead of a divide per element.
+    inv = 1.0 / jnp.sum(e, axis=1, keepdims=True)
+    _store_tile(o_ref, e * inv, row0, rows, 0, cols)
+
+
+def _softmax_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
+    """Rows wider than a tile: online max/sum over column tiles, then a write pass."""
+    br = x_ref.shape[0]
+    row0 = pl.program_id(0) * br
+
+    def stats(t, carry):
+        m, s = carry
+        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
+        m_new = jnp.maximum(m, jnp.max(x, axis=1, keepdims=True))
+        s = s * jnp.exp(m - m_new) + jnp.sum(jnp.exp(x - m_new), axis=1, keepdims=True)
+        return m_new, s
+
+    m, s = lax.fori_loop(0, tiles, stats, (jnp.full((br, 1), -jnp.inf, jnp.float32),
+                                           jnp.zeros((br, 1), jnp.float32)))
+    inv = 1.0 / s
+
+    def write(t, carry):
+        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
+        _store_tile(o_ref, jnp.exp(x - m) * inv, row0, rows, t * width, cols)
+        return carry
+
+    lax.fori_loop(0, tiles, write, 0)
+
+
+def kernel(x):
+    rows, cols = x.shape
+    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
+    width = min(bc, TILE)
+    if width == bc:
+        body = functools.partial(_softmax_rows, rows=rows, cols=cols)
+    else:
+        body = functools.partial(_softmax_tiled, rows=rows, cols=cols, width=width,
+                                 tiles=tl.cdiv(cols, width))
+    spec = pl.BlockSpec((br, bc), lambda i: (i, 0))
+    return pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(tl.cdiv(rows, br),),
+        in_specs=[spec],
+        out_specs=spec,
+        # 8 warps for an 8K-element tile: 32 values (8 vector loads) in flight per thread.
+        compiler_params=tl.triton_params(num_warps=8 if br * width >= TILE else 4,
+                                         num_stages=1),
+    )(x)
+
+
+def flops(shapes):
+    rows, cols = shapes["x"]
+    return 5 * rows * cols  # max, subtract, exp, sum, scale
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["x"]
+    return 2 * rows * cols * 4

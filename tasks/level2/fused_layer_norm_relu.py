@@ -1,0 +1,82 @@
+"""fused_layer_norm_relu: relu((x - mean) / sqrt(var + 1e-5)) over the last axis, no affine.
+
+Memory-bound: x is read once and the result written once. One program owns whole rows (a
+power-of-two block, padded columns masked out of the variance), so mean, variance, scaling and
+relu all happen in registers. Rows per program are capped to keep >= 256 programs.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "fused_layer_norm_relu"
+LEVEL = 2
+CATEGORY = "norm_residual"
+INPUTS = (tl.Input("x", tl.REAL),)
+SHAPES = tl.sizes(medium={"x": (2048, 1024)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+EPS = 1e-5
+# Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.
+MIN_PROGRAMS = 256
+# sum, x-mean, square, sum, scale, relu
+FLOPS_PER_ELEMENT = 6
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),)
+
+
+def reference(x):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean((x - mean) ** 2, axis=-1, keepdims=True)
+    return jax.nn.relu((x - mean) / jnp.sqrt(var + EPS))
+
+
+def _body(x_ref, o_ref, *, cols):
+    x = x_ref[...]
+    mean = jnp.sum(x, axis=1) / cols  # padded columns are zeros: they add nothing
+    d = x - mean[:, None]
+    if x.shape[1] != cols:  # padded columns would add mean^2 each to the variance
+        d = jnp.where(lax.broadcasted_iota(jnp.int32, x.shape, 1) < cols, d, 0.0)
+    inv = 1.0 / jnp.sqrt(jnp.sum(d * d, axis=1) / cols + EPS)
+    o_ref[...] = jnp.maximum(d * inv[:, None], 0.0)
+
+
+def kernel(x):
+    rows, cols = x.shape
+    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
+    br = max(1, min(br, tl.prev_pow2(rows // MIN_PROGRAMS)))
+    prows = tl.cdiv(rows, br) * br
+    if (prows, bc) != (rows, cols):  # whole blocks only: the GPU does not mask edge stores
+        x = jnp.pad(x, ((0, prows - rows), (0, bc - cols)))
+    tile = pl.BlockSpec((br, bc), lambda i: (i, 0))
+    out = pl.pallas_call(
+        functools.partial(_body, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((prows, bc), x.dtype),
+        grid=(prows // br,),
+        in_specs=[tile],
+        out_specs=tile,
+        # >= 32 values per thread: wide loads, both row reductions stay in registers.
+        compiler_params=tl.triton_params(num_warps=min(8, max(1, br * bc // 1024)),
+                                         num_stages=1),
+        name=NAME,
+    )(x)
+    return out[:rows, :cols]
+
+
+def flops(shapes):
+    rows, cols = shapes["x"]
+    return FLOPS_PER_ELEMENT * rows * cols
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["x"]
+    return 2 * rows * cols * 4

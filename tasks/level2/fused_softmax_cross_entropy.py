@@ -1,0 +1,85 @@
+"""fused_softmax_cross_entropy: -sum(labels * log_softmax(logits)) per row (soft labels).
+
+Memory-bound: logits and labels are each read once, one float per row written. One program owns
+whole rows (a power-of-two block; padded columns are masked out of the max, the exp-sum and the
+label product), so log_softmax is never materialised. Rows per program are capped to keep
+>= 256 programs.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "fused_softmax_cross_entropy"
+LEVEL = 2
+CATEGORY = "loss_fusion"
+INPUTS = (tl.Input("logits", tl.REAL), tl.Input("labels", tl.SIMPLEX_ROWS))
+SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024, 512)})
+TOLERANCE = tl.ELEMENTWISE
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+# Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.
+MIN_PROGRAMS = 256
+# max, z-m, exp, sum, -lse, *label, sum
+FLOPS_PER_ELEMENT = 7
+
+
+def make_inputs(rng, shapes):
+    return tl.normal(rng, shapes["logits"]), tl.softmax_rows(rng, shapes["labels"])
+
+
+def reference(logits, labels):
+    return -jnp.sum(labels * jax.nn.log_softmax(logits, axis=-1), axis=-1)
+
+
+def _body(z_ref, y_ref, o_ref, *, cols):
+    z = z_ref[...]
+    valid = None
+    if z.shape[1] != cols:  # padded columns must not win the max nor add to the exp-sum
+        valid = lax.broadcasted_iota(jnp.int32, z.shape, 1) < cols
+        z = jnp.where(valid, z, -jnp.inf)
+    shifted = z - jnp.max(z, axis=1)[:, None]
+    logp = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=1))[:, None]
+    terms = y_ref[...] * logp
+    if valid is not None:  # 0 * -inf in padded columns would be NaN
+        terms = jnp.where(valid, terms, 0.0)
+    o_ref[...] = -jnp.sum(terms, axis=1)
+
+
+def kernel(logits, labels):
+    rows, cols = logits.shape
+    br, bc = tl.row_block(rows, cols, logits.dtype.itemsize)
+    br = max(1, min(br, tl.prev_pow2(rows // MIN_PROGRAMS)))
+    prows = tl.cdiv(rows, br) * br
+    if (prows, bc) != (rows, cols):  # whole blocks only: the GPU does not mask edge stores
+        pad = ((0, prows - rows), (0, bc - cols))
+        logits, labels = jnp.pad(logits, pad), jnp.pad(labels, pad)
+    tile = pl.BlockSpec((br, bc), lambda i: (i, 0))
+    out = pl.pallas_call(
+        functools.partial(_body, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((prows,), logits.dtype),
+        grid=(prows // br,),
+        in_specs=[tile, tile],
+        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
+        # >= 32 values per thread per input: wide loads, the row reductions stay in registers.
+        compiler_params=tl.triton_params(num_warps=min(8, max(1, br * bc // 1024)),
+                                         num_stages=1),
+        name=NAME,
+    )(logits, labels)
+    return out[:rows]
+
+
+def flops(shapes):
+    rows, cols = shapes["logits"]
+    return FLOPS_PER_ELEMENT * rows * cols
+
+
+def bytes_moved(shapes):
+    rows, cols = shapes["logits"]
+    return (2 * rows * cols + rows) * 4

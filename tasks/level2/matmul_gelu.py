@@ -1,0 +1,50 @@
+"""matmul_gelu: gelu(x @ w), tanh approximation.
+
+One pallas_call: (bm, bn) output tiles (128x128, halved toward 32x32 while the grid would leave
+SMs idle), K walked in 32-wide steps by an in-kernel fori_loop into a float32 accumulator, gelu
+(tanh form) applied in the epilogue before the single store.
+Dots run on TF32 tensor cores (Triton's default f32 precision), operands rounded to nearest
+TF32 in the kernel first (Triton would truncate them: a ~1e-3 bias per matmul).
+"""
+
+import sys
+from pathlib import Path
+
+import jax
+
+from pallasbench import tasklib as tl
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
+    sys.path.append(str(Path(__file__).resolve().parent))
+import _matmul_common as mm  # noqa: E402
+
+NAME = "matmul_gelu"
+LEVEL = 2
+CATEGORY = "matmul_activation"
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("w", tl.REAL))
+SHAPES = tl.sizes(medium={"x": (1024, 1024), "w": (1024, 1024)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+
+def make_inputs(rng, shapes):
+    return tl.normal(rng, shapes["x"]), tl.weight(rng, shapes["w"])
+
+
+def reference(x, w):
+    return jax.nn.gelu(x @ w, approximate=True)
+
+
+def kernel(x, w):
+    return mm.fused_matmul(x, (w,), mm.gelu, name=NAME)
+
+
+def flops(shapes):
+    (m, k), (_, n) = shapes["x"], shapes["w"]
+    return 2 * m * n * k + mm.GELU_FLOPS * m * n
+
+
+def bytes_moved(shapes):
+    (m, k), (_, n) = shapes["x"], shapes["w"]
+    return 4 * (m * k + k * n + m * n)

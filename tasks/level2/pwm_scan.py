@@ -1,0 +1,80 @@
+"""pwm_scan: score[i] = sum_p sum_c seq[i+p, c] * pwm[c, p] over every full window, (N-M+1,).
+
+The window of position i is the contiguous run seq_flat[4i : 4i + 4M], so each program gathers
+its (positions, 4M) window tile directly from the flat one-hot buffer (reads spilling into the
+next tile are plain loads; the buffer end is masked) and contracts it with the matching flat
+weight row in exact fp32 FMAs. K = 4M is too small and N too short to gain from tensor cores.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+from pallasbench import tasklib as tl
+
+NAME = "pwm_scan"
+LEVEL = 2
+CATEGORY = "genomics"
+INPUTS = (tl.Input("seq", tl.ONE_HOT_ROWS), tl.Input("pwm", tl.REAL))
+SHAPES = tl.sizes(medium={"seq": (1024, 4), "pwm": (4, 12)},
+                  small={"seq": (256, 4), "pwm": (4, 8)},
+                  large={"seq": (4096, 4), "pwm": (4, 16)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = False
+ORDER_DEPENDENT = False
+
+_TILE = 128  # positions per program: (128, 4M <= 64) window tile, 64 floats per thread
+
+
+def make_inputs(rng, shapes):
+    return tl.one_hot_dna(rng, shapes["seq"]), tl.weight(rng, shapes["pwm"])
+
+
+def reference(seq, pwm):
+    width = pwm.shape[1]
+    n_out = seq.shape[0] - width + 1
+    windows = seq[jnp.arange(n_out)[:, None] + jnp.arange(width)[None, :]]  # (n_out, M, 4)
+    return jnp.einsum("npc,cp->n", windows, pwm)
+
+
+def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk):
+    pos = pl.program_id(0) * _TILE + jnp.arange(_TILE, dtype=jnp.int32)
+    t = pos[:, None]
+    k = jax.lax.broadcasted_iota(jnp.int32, (_TILE, bk), 1)  # k = channels * p + c
+    window = pltriton.load(x_ref.at[channels * t + k], mask=(t < n_out) & (k < taps), other=0.0)
+    score = jnp.sum(window * w_ref[...][None, :], axis=1)
+    pltriton.store(o_ref.at[pl.ds(pl.program_id(0) * _TILE, _TILE)], score, mask=pos < n_out)
+
+
+def kernel(seq, pwm):
+    n, channels = seq.shape
+    width = pwm.shape[1]
+    n_out = n - width + 1
+    taps = width * channels
+    bk = tl.next_pow2(taps)
+    # Layout only: weights in window order (channels * p + c), zero-padded to a power of two.
+    w = jnp.pad(pwm.T.reshape(taps), (0, bk - taps))
+    body = functools.partial(_body, n_out=n_out, channels=channels, taps=taps, bk=bk)
+    return pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct((n_out,), jnp.float32),
+        grid=(tl.cdiv(n_out, _TILE),),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((bk,), lambda i: (0,))],
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),  # N-M+1 is ragged: masked stores
+        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+    )(seq.reshape(n * channels), w)
+
+
+def flops(shapes):
+    n, channels = shapes["seq"]
+    width = shapes["pwm"][1]
+    return 2 * (n - width + 1) * width * channels
+
+
+def bytes_moved(shapes):
+    n, channels = shapes["seq"]
+    width = shapes["pwm"][1]
+    return 4 * (n * channels + channels * width + (n - width + 1))

@@ -1,0 +1,109 @@
+"""qk_softmax: softmax(q @ k^T / sqrt(d)) over the last axis, an (N, N) probability matrix.
+
+Each program owns bq query rows: a first fori_loop over (bk, d) key tiles keeps an online row
+max and exp-sum, a second recomputes each score tile (2*N*N*d cheap FLOPs) and stores it
+normalised, so the (N, N) output is written once and never re-read. Scores are base 2 (q is
+pre-scaled by log2(e)/sqrt(d)) so exp2 is the native instruction. Dots use TF32 tensor cores
+(USES_TF32 = True); q is rounded to nearest TF32 first, as truncation would shrink all scores.
+"""
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "qk_softmax"
+LEVEL = 2
+CATEGORY = "attention_component"
+INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL))
+SHAPES = tl.sizes(medium={"q": (256, 64), "k": (256, 64)},
+                  small={"q": (64, 32), "k": (64, 32)},
+                  large={"q": (1024, 128), "k": (1024, 128)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+# 16 query rows per program: enough programs to spread the N*N stores over the SMs, and the
+# smallest M a tensor-core dot takes. Key tiles of 8K elements (128 keys at d=64, 64 at
+# d=128): double-buffered they fit shared memory, and output rows stay >= 256 bytes.
+BLOCK_Q, KEY_TILE_ELEMENTS = 16, 8192
+# scale, max, subtract, exp, sum, normalise
+SOFTMAX_FLOPS = 6
+
+
+def make_inputs(rng, shapes):
+    return tl.normal(rng, shapes["q"]), tl.normal(rng, shapes["k"])
+
+
+def reference(q, k):
+    return jax.nn.softmax(q @ k.T / math.sqrt(q.shape[-1]), axis=-1)
+
+
+def _round_tf32(x):
+    """Nearest TF32 value (10 mantissa bits): tensor cores would truncate the 13 low bits."""
+    bits = lax.bitcast_convert_type(x, jnp.int32)
+    return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
+
+
+def _body(q_ref, k_ref, o_ref, *, bk, scale):
+    nk = k_ref.shape[0] // bk
+    q = _round_tf32(q_ref[...] * scale)
+    bq = q.shape[0]
+
+    def scores(j):  # (bq, bk) base-2 scores of key tile j, contracting d without a transpose
+        k = k_ref[pl.ds(pl.multiple_of(j * bk, bk), bk), :]
+        return lax.dot_general(q, k, (((1,), (1,)), ((), ())),
+                               preferred_element_type=jnp.float32)
+
+    def stats(j, carry):
+        m, l = carry
+        s = scores(j)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        l = l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
+        return m_new, l
+
+    m, l = lax.fori_loop(0, nk, stats, (jnp.full((bq,), -jnp.inf, jnp.float32),
+                                        jnp.zeros((bq,), jnp.float32)))
+    inv = 1.0 / l
+
+    def write(j, carry):
+        p = jnp.exp2(scores(j) - m[:, None]) * inv[:, None]
+        o_ref[:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = p
+        return carry
+
+    lax.fori_loop(0, nk, write, 0)
+
+
+def kernel(q, k):
+    n, d = q.shape
+    dp = max(16, tl.next_pow2(d))
+    bq, bk = min(BLOCK_Q, n), min(max(16, KEY_TILE_ELEMENTS // dp), 128, n)
+    if n < 16 or n != tl.next_pow2(n):  # whole power-of-two tiles, >= 16 rows for the dot
+        raise ValueError(f"{NAME}: N must be a power of two >= 16, got {n}")
+    if dp != d:  # zero features add nothing to q.k; the dot needs power-of-two dims >= 16
+        q, k = jnp.pad(q, ((0, 0), (0, dp - d))), jnp.pad(k, ((0, 0), (0, dp - d)))
+    return pl.pallas_call(
+        functools.partial(_body, bk=bk, scale=math.log2(math.e) / math.sqrt(d)),
+        out_shape=jax.ShapeDtypeStruct((n, n), q.dtype),
+        grid=(n // bq,),
+        in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)),
+                  pl.BlockSpec(memory_space=pl.ANY)],  # key tiles are loaded in the loops
+        out_specs=pl.BlockSpec((bq, n), lambda i: (i, 0)),
+        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        name=NAME,
+    )(q, k)
+
+
+def flops(shapes):
+    n, d = shapes["q"]
+    return 2 * n * n * d + SOFTMAX_FLOPS * n * n
+
+
+def bytes_moved(shapes):
+    n, d = shapes["q"]
+    return (2 * n * d + n * n) * 4

@@ -1,0 +1,110 @@
+"""FlashAttention-2 building blocks shared by the level-3 attention tasks (not a task).
+
+`flash_loop` is the in-kernel inner loop: for each (bk, d) key/value tile it computes the
+(bq, bk) score tile with a tensor-core dot, rescales the running f32 accumulator by the change
+of the running row max and adds p @ v, so no score matrix ever reaches memory. Scores are kept
+in base 2 (callers pre-scale q by log2(e)/sqrt(d)) so exp2 maps to the native instruction.
+Dots run at Triton's default f32 precision: TF32 tensor cores, which truncate the low mantissa
+bits of f32 operands; q and p are rounded to nearest TF32 first (`round_tf32`), which keeps
+the truncation from shrinking every score the same way (a systematic softmax temperature shift).
+"""
+
+import math
+
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+LOG2E = math.log2(math.e)
+# Streaming multiprocessors of an H200: fewer than two programs per SM leaves the tail idle.
+NUM_SMS = 132
+# Contract the last dims of q (bq, d) and k (bk, d): q @ k^T without an explicit transpose.
+_QK_DIMS = (((1,), (1,)), ((), ()))
+# Software-pipelining depth of the k/v loads (Triton keeps NUM_STAGES copies of each tile).
+NUM_STAGES = 2
+# Shared memory the q tile and the buffered k/v tiles may take, of the 227 KB an H200 block
+# can have: the rest is left to Triton's layout-conversion and reduction scratch.
+_SMEM_BUDGET = 160 * 1024
+
+
+def padded_head_dim(d: int) -> int:
+    """Head dim rounded up to a power of two >= 16 (Triton's smallest dot dimension)."""
+    return max(16, tl.next_pow2(d))
+
+
+def pad_last(x, size: int):
+    """Zero-pad the last axis to `size`: zero features add nothing to q.k and stay zero in p@v."""
+    if x.shape[-1] == size:
+        return x
+    return jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, size - x.shape[-1])])
+
+
+def blocks(seq: int, d: int, heads: int = 1, causal: bool = False) -> tuple[int, int, int]:
+    """(bq, bk, num_warps) for a sequence of `seq` keys, padded head dim `d`, `heads` programs
+    per query block.
+
+    bq is 128 when that still gives two programs per SM (each k/v tile then feeds twice the
+    queries), else 64. bk is the largest power of two (16..128) whose NUM_STAGES-buffered f32
+    k and v tiles fit the shared-memory budget beside the q tile: 128 at d=64, 64 at d=128
+    with bq=64, 32 at d=128 with bq=128. Causal kernels need bk <= bq so the diagonal spans
+    whole key tiles. Eight warps once the accumulator passes 8K elements (64 registers per
+    thread at four warps).
+    """
+    if seq < 16 or seq != tl.next_pow2(seq):
+        raise ValueError(f"sequence length must be a power of two >= 16, got {seq}")
+    bq = 128 if (seq // 128) * heads >= 2 * NUM_SMS else 64
+    bq = min(bq, seq)
+    key_rows = (_SMEM_BUDGET - bq * d * 4) // (NUM_STAGES * 2 * d * 4)
+    bk = min(max(16, tl.prev_pow2(key_rows)), 128, seq)
+    if causal:
+        bk = min(bk, bq)
+    return bq, bk, 8 if bq * d > 8192 else 4
+
+
+def round_tf32(x):
+    """Round f32 to the nearest TF32 value (10 mantissa bits, ties away from zero).
+
+    Two integer ops per element; exact values then pass the tensor cores' truncation unchanged.
+    """
+    bits = lax.bitcast_convert_type(x, jnp.int32)
+    return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
+
+
+def init(bq: int, d: int):
+    """Empty running state: accumulator, row max (base 2), row exp-sum."""
+    return (jnp.zeros((bq, d), jnp.float32), jnp.full((bq,), -jnp.inf, jnp.float32),
+            jnp.zeros((bq,), jnp.float32))
+
+
+def flash_loop(q, load_kv, lo, hi, state, mask=None):
+    """Fold key tiles lo..hi-1 into `state` (from `init`).
+
+    q: (bq, d) base-2 pre-scaled queries, already through `round_tf32`.
+    load_kv(j) -> (k, v) tiles of shape (bk, d).
+    mask(j, s) -> s with hidden scores set to -inf; the first tile folded must leave every row
+    at least one visible key (true for causal attention walked from key 0), so the running max
+    is finite before any fully hidden row appears.
+    """
+
+    def body(j, state):
+        acc, m, l = state
+        k, v = load_kv(j)
+        s = lax.dot_general(q, k, _QK_DIMS, preferred_element_type=jnp.float32)
+        if mask is not None:
+            s = mask(j, s)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        alpha = jnp.exp2(m - m_new)  # rescales what was summed under the old max
+        p = jnp.exp2(s - m_new[:, None])
+        l = l * alpha + jnp.sum(p, axis=1)
+        pv = jnp.dot(round_tf32(p), v, preferred_element_type=jnp.float32)
+        acc = acc * alpha[:, None] + pv
+        return acc, m_new, l
+
+    return lax.fori_loop(lo, hi, body, state)
+
+
+def tile(j, bk: int):
+    """pl.ds of key tile j, marked aligned so Triton emits vector loads."""
+    return pl.ds(pl.multiple_of(j * bk, bk), bk)

@@ -1,0 +1,102 @@
+"""attention_forward: causal scaled dot-product attention, q, k, v (B, H, S, D).
+
+FlashAttention-2: one program per (batch*head, 64-128 query block) walks (bk, D) k/v tiles with
+lax.fori_loop, keeping f32 running max, exp-sum and accumulator; no (S, S) array exists. The
+loop bound follows the query block: tiles left of the diagonal run unmasked, the diagonal ones
+masked, later ones never; the longest query blocks launch first. Dots use TF32 tensor cores
+(USES_TF32 = True), q and p rounded to nearest TF32 first (see _attention_common).
+"""
+
+import functools
+import math
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
+    sys.path.append(str(Path(__file__).resolve().parent))
+import _attention_common as ac  # noqa: E402
+
+NAME = "attention_forward"
+LEVEL = 3
+CATEGORY = "attention"
+INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL), tl.Input("v", tl.REAL))
+SHAPES = tl.sizes(medium={n: (1, 12, 1024, 128) for n in ("q", "k", "v")},
+                  small={n: (1, 2, 128, 64) for n in ("q", "k", "v")},
+                  large={n: (4, 16, 4096, 128) for n in ("q", "k", "v")})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+# Per visible score: scale, max, subtract, exp, sum.
+SOFTMAX_FLOPS = 5
+
+
+def make_inputs(rng, shapes):
+    return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
+
+
+def reference(q, k, v):
+    seq = q.shape[2]
+    s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(q.shape[-1])
+    causal = jnp.tril(jnp.ones((seq, seq), dtype=bool))
+    p = jax.nn.softmax(jnp.where(causal, s, -jnp.inf), axis=-1)
+    return jnp.einsum("bhqk,bhkd->bhqd", p, v)
+
+
+def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
+    bh = pl.program_id(0)
+    bq = q_ref.shape[0]
+    qi = pl.num_programs(1) - 1 - pl.program_id(1)  # longest rows first
+    q = ac.round_tf32(q_ref[...] * scale)
+
+    def load_kv(j):
+        return k_ref[bh, ac.tile(j, bk), :], v_ref[bh, ac.tile(j, bk), :]
+
+    def causal(j, s):
+        rows = qi * bq + lax.broadcasted_iota(jnp.int32, s.shape, 0)
+        cols = j * bk + lax.broadcasted_iota(jnp.int32, s.shape, 1)
+        return jnp.where(cols <= rows, s, -jnp.inf)
+
+    per_block = bq // bk  # key tiles per query block (bk <= bq)
+    first_diag = qi * per_block  # tiles before it lie wholly left of the diagonal
+    state = ac.flash_loop(q, load_kv, 0, first_diag, ac.init(*q.shape))
+    acc, _, l = ac.flash_loop(q, load_kv, first_diag, first_diag + per_block, state, causal)
+    o_ref[...] = acc / l[:, None]
+
+
+def kernel(q, k, v):
+    batch, heads, seq, d = q.shape
+    dp = ac.padded_head_dim(d)
+    # (B, H, S, D) -> (B*H, S, Dp): one leading program axis, head dim a power of two.
+    q, k, v = (ac.pad_last(t.reshape(batch * heads, seq, d), dp) for t in (q, k, v))
+    bq, bk, warps = ac.blocks(seq, dp, batch * heads, causal=True)
+    nq = seq // bq
+    q_tile = pl.BlockSpec((None, bq, dp), lambda bh, i: (bh, nq - 1 - i, 0))
+    out = pl.pallas_call(
+        functools.partial(_body, bk=bk, scale=ac.LOG2E / math.sqrt(d)),
+        out_shape=jax.ShapeDtypeStruct((batch * heads, seq, dp), q.dtype),
+        grid=(batch * heads, nq),
+        in_specs=[q_tile, pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=q_tile,
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        name=NAME,
+    )(q, k, v)
+    return out[..., :d].reshape(batch, heads, seq, d)
+
+
+def flops(shapes):
+    batch, heads, seq, d = shapes["q"]
+    visible = seq * (seq + 1) // 2  # causal (query, key) pairs per head
+    return batch * heads * (4 * visible * d + SOFTMAX_FLOPS * visible)
+
+
+def bytes_moved(shapes):
+    batch, heads, seq, d = shapes["q"]
+    return 4 * batch * heads * seq * d * 4

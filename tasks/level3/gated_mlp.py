@@ -1,0 +1,54 @@
+"""gated_mlp: (silu(x @ wg) * (x @ wu)) @ wd.
+
+Two pallas_calls in sequence, nothing in between. The first is the SwiGLU kernel: per (bm, bn)
+tile of h one K loop feeds both projections (one x tile load, two float32 accumulators) and the
+epilogue gates, so only h goes to memory. The second is the tiled down-projection h @ wd. Dots
+run on TF32 tensor cores (Triton's default), operands rounded to nearest TF32 in the kernel first.
+"""
+
+import sys
+from pathlib import Path
+
+import jax
+
+from pallasbench import tasklib as tl
+
+_COMMON = str(Path(__file__).resolve().parents[1] / "level2")  # private matmul helper lives there
+if _COMMON not in sys.path:
+    sys.path.append(_COMMON)
+import _matmul_common as mm  # noqa: E402
+
+NAME = "gated_mlp"
+LEVEL = 3
+CATEGORY = "mlp"
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("wg", tl.REAL), tl.Input("wu", tl.REAL),
+          tl.Input("wd", tl.REAL))
+SHAPES = tl.sizes(medium={"x": (256, 512), "wg": (512, 1024), "wu": (512, 1024),
+                          "wd": (1024, 512)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]), tl.weight(rng, shapes["wg"]),
+            tl.weight(rng, shapes["wu"]), tl.weight(rng, shapes["wd"]))
+
+
+def reference(x, wg, wu, wd):
+    return (jax.nn.silu(x @ wg) * (x @ wu)) @ wd
+
+
+def kernel(x, wg, wu, wd):
+    h = mm.fused_matmul(x, (wg, wu), lambda g, u: mm.silu(g) * u, name=NAME + "_gate_up")
+    return mm.fused_matmul(h, (wd,), lambda acc: acc, name=NAME + "_down")
+
+
+def flops(shapes):
+    (m, d), (_, hidden), (_, n) = shapes["x"], shapes["wg"], shapes["wd"]
+    return 2 * (2 * m * hidden * d) + (mm.SILU_FLOPS + 1) * m * hidden + 2 * m * n * hidden
+
+
+def bytes_moved(shapes):
+    (m, d), (_, hidden), (_, n) = shapes["x"], shapes["wg"], shapes["wd"]
+    return 4 * (m * d + 2 * d * hidden + hidden * n + m * n)

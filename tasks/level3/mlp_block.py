@@ -1,0 +1,56 @@
+"""mlp_block: gelu(x @ w1 + b1) @ w2 + b2.
+
+Two pallas_calls in sequence, nothing in between, each a tiled matmul (128x128 tiles, halved
+while the grid would leave SMs idle) with its K loop inside the kernel: the first adds b1 and
+applies gelu (tanh form) in its epilogue, so only the activated hidden layer goes to memory; the
+second adds b2 in its epilogue. Dots run on TF32 tensor cores (Triton's default), operands
+rounded to nearest TF32 in the kernel first.
+"""
+
+import sys
+from pathlib import Path
+
+import jax
+
+from pallasbench import tasklib as tl
+
+_COMMON = str(Path(__file__).resolve().parents[1] / "level2")  # private matmul helper lives there
+if _COMMON not in sys.path:
+    sys.path.append(_COMMON)
+import _matmul_common as mm  # noqa: E402
+
+NAME = "mlp_block"
+LEVEL = 3
+CATEGORY = "mlp"
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("w1", tl.REAL), tl.Input("b1", tl.REAL),
+          tl.Input("w2", tl.REAL), tl.Input("b2", tl.REAL))
+SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
+                          "w2": (3072, 768), "b2": (768,)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]), tl.weight(rng, shapes["w1"]), tl.normal(rng, shapes["b1"]),
+            tl.weight(rng, shapes["w2"]), tl.normal(rng, shapes["b2"]))
+
+
+def reference(x, w1, b1, w2, b2):
+    return jax.nn.gelu(x @ w1 + b1, approximate=True) @ w2 + b2
+
+
+def kernel(x, w1, b1, w2, b2):
+    h = mm.fused_matmul(x, (w1,), lambda acc, b: mm.gelu(acc + b), bias=b1, name=NAME + "_up")
+    return mm.fused_matmul(h, (w2,), lambda acc, b: acc + b, bias=b2, name=NAME + "_down")
+
+
+def flops(shapes):
+    (m, d), (_, hidden), (_, n) = shapes["x"], shapes["w1"], shapes["w2"]
+    return (2 * m * hidden * d + (1 + mm.GELU_FLOPS) * m * hidden
+            + 2 * m * n * hidden + m * n)
+
+
+def bytes_moved(shapes):
+    (m, d), (_, hidden), (_, n) = shapes["x"], shapes["w1"], shapes["w2"]
+    return 4 * (m * d + d * hidden + hidden + hidden * n + n + m * n)

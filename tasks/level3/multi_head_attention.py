@@ -1,0 +1,82 @@
+"""multi_head_attention: per head softmax(q @ k^T / sqrt(d)) @ v, heads along axis 0.
+
+FlashAttention-2: the grid is (head, 64-128 query block); each program walks (bk, d) k/v tiles
+of its head (raw pl.ANY refs) with lax.fori_loop, keeping f32 running max, exp-sum and output
+accumulator, so no (S, S) score matrix is ever materialised. Dots use TF32 tensor cores
+(USES_TF32 = True), q and p rounded to nearest TF32 first (see _attention_common).
+"""
+
+import functools
+import math
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
+    sys.path.append(str(Path(__file__).resolve().parent))
+import _attention_common as ac  # noqa: E402
+
+NAME = "multi_head_attention"
+LEVEL = 3
+CATEGORY = "attention"
+INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL), tl.Input("v", tl.REAL))
+SHAPES = tl.sizes(medium={n: (8, 256, 64) for n in ("q", "k", "v")},
+                  small={n: (4, 64, 32) for n in ("q", "k", "v")},
+                  large={n: (16, 512, 128) for n in ("q", "k", "v")})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+# Per score: scale, max, subtract, exp, sum.
+SOFTMAX_FLOPS = 5
+
+
+def make_inputs(rng, shapes):
+    return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
+
+
+def reference(q, k, v):
+    s = jnp.einsum("hqd,hkd->hqk", q, k) / math.sqrt(q.shape[-1])
+    return jnp.einsum("hqk,hkd->hqd", jax.nn.softmax(s, axis=-1), v)
+
+
+def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
+    h = pl.program_id(0)
+    q = ac.round_tf32(q_ref[...] * scale)
+    acc, _, l = ac.flash_loop(
+        q, lambda j: (k_ref[h, ac.tile(j, bk), :], v_ref[h, ac.tile(j, bk), :]),
+        0, k_ref.shape[1] // bk, ac.init(*q.shape))
+    o_ref[...] = acc / l[:, None]
+
+
+def kernel(q, k, v):
+    heads, seq, d = q.shape
+    dp = ac.padded_head_dim(d)
+    q, k, v = (ac.pad_last(t, dp) for t in (q, k, v))
+    bq, bk, warps = ac.blocks(seq, dp, heads)
+    q_tile = pl.BlockSpec((None, bq, dp), lambda h, i: (h, i, 0))
+    out = pl.pallas_call(
+        functools.partial(_body, bk=bk, scale=ac.LOG2E / math.sqrt(d)),
+        out_shape=jax.ShapeDtypeStruct((heads, seq, dp), q.dtype),
+        grid=(heads, seq // bq),
+        in_specs=[q_tile, pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=q_tile,
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        name=NAME,
+    )(q, k, v)
+    return out[..., :d]
+
+
+def flops(shapes):
+    heads, seq, d = shapes["q"]
+    return heads * (4 * seq * seq * d + SOFTMAX_FLOPS * seq * seq)
+
+
+def bytes_moved(shapes):
+    heads, seq, d = shapes["q"]
+    return 4 * heads * seq * d * 4

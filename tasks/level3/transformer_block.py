@@ -1,0 +1,179 @@
+"""transformer_block: h = x + attn(rmsnorm(x)) @ wo; out = h + relu(rmsnorm(h) @ wff).
+
+One head, scale 1/sqrt(d_head), weightless rmsnorm (eps 1e-5). Three pallas_calls: (1) rmsnorm
++ q/k/v projections, 1/rms applied in the epilogue (rmsnorm(x) @ w = (x @ w) / rms(x));
+(2) flash attention + output projection + residual, the attention output never leaving
+registers; (3) rmsnorm + feed-forward + relu + residual. Dots use TF32 tensor cores
+(USES_TF32 = True); attention operands are rounded to nearest TF32 in-kernel first.
+"""
+
+import functools
+import math
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
+    sys.path.append(str(Path(__file__).resolve().parent))
+import _attention_common as ac  # noqa: E402
+
+NAME = "transformer_block"
+LEVEL = 3
+CATEGORY = "full_model"
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("wq", tl.REAL), tl.Input("wk", tl.REAL),
+          tl.Input("wv", tl.REAL), tl.Input("wo", tl.REAL), tl.Input("wff", tl.REAL))
+SHAPES = tl.sizes(medium={"x": (128, 256), "wq": (256, 64), "wk": (256, 64), "wv": (256, 64),
+                          "wo": (64, 256), "wff": (256, 256)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+EPS = 1e-5
+# Projection tiles: rows per program, output columns per program, K step (all capped by shape).
+BLOCK_M, BLOCK_N, BLOCK_K = 32, 64, 64
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["x"]),
+            *(tl.weight(rng, shapes[name]) for name in ("wq", "wk", "wv", "wo", "wff")))
+
+
+def _rmsnorm(x):
+    return x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + EPS)
+
+
+def reference(x, wq, wk, wv, wo, wff):
+    n = _rmsnorm(x)
+    q, k, v = n @ wq, n @ wk, n @ wv
+    attn = jax.nn.softmax(q @ k.T / math.sqrt(wq.shape[1]), axis=-1) @ v
+    h = x + attn @ wo
+    return h + jax.nn.relu(_rmsnorm(h) @ wff)
+
+
+def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale):
+    width = x_ref.shape[1]
+
+    def step(t, carry):  # one K step: x tile feeds the sum of squares and all three dots
+        ss, aq, ak, av = carry
+        cols = ac.tile(t, bk)
+        xt = x_ref[:, cols]
+        return (ss + jnp.sum(xt * xt, axis=1),
+                aq + jnp.dot(xt, wq_ref[cols, :], preferred_element_type=jnp.float32),
+                ak + jnp.dot(xt, wk_ref[cols, :], preferred_element_type=jnp.float32),
+                av + jnp.dot(xt, wv_ref[cols, :], preferred_element_type=jnp.float32))
+
+    acc = jnp.zeros(q_ref.shape, jnp.float32)
+    ss, aq, ak, av = lax.fori_loop(0, width // bk, step,
+                                   (jnp.zeros((x_ref.shape[0],), jnp.float32), acc, acc, acc))
+    inv = (1.0 / jnp.sqrt(ss / width + EPS))[:, None]
+    # q carries the softmax scale (base 2); all three are attention dot operands: TF32-rounded.
+    q_ref[...] = ac.round_tf32(aq * (inv * q_scale))
+    k_ref[...] = ac.round_tf32(ak * inv)
+    v_ref[...] = ac.round_tf32(av * inv)
+
+
+def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn):
+    q = q_ref[...]
+    acc, _, l = ac.flash_loop(
+        q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
+        0, k_ref.shape[0] // bk, ac.init(*q.shape))
+    attn = ac.round_tf32(acc / l[:, None])
+
+    def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
+        cols = ac.tile(c, bn)
+        h_ref[:, cols] = x_ref[:, cols] + jnp.dot(attn, wo_ref[:, cols],
+                                                  preferred_element_type=jnp.float32)
+        return carry
+
+    lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
+
+
+def _ffn_body(h_ref, w_ref, o_ref, *, bk):
+    width = h_ref.shape[1]
+
+    def step(t, carry):
+        ss, acc = carry
+        cols = ac.tile(t, bk)
+        ht = h_ref[:, cols]
+        return (ss + jnp.sum(ht * ht, axis=1),
+                acc + jnp.dot(ht, w_ref[cols, :], preferred_element_type=jnp.float32))
+
+    ss, acc = lax.fori_loop(0, width // bk, step, (jnp.zeros((h_ref.shape[0],), jnp.float32),
+                                                    jnp.zeros(o_ref.shape, jnp.float32)))
+    inv = 1.0 / jnp.sqrt(ss / width + EPS)
+    residual = h_ref[:, ac.tile(pl.program_id(1), o_ref.shape[1])]
+    o_ref[...] = residual + jnp.maximum(acc * inv[:, None], 0.0)
+
+
+def kernel(x, wq, wk, wv, wo, wff):
+    seq, width = x.shape
+    d = wq.shape[1]
+    if width < 16 or width != tl.next_pow2(width):
+        raise ValueError(f"{NAME}: model width must be a power of two >= 16, got {width}")
+    # Zero head features add nothing to q.k, leave v's extra columns zero, meet zero wo rows.
+    dp = ac.padded_head_dim(d)
+    wq, wk, wv = (ac.pad_last(w, dp) for w in (wq, wk, wv))
+    wo = jnp.pad(wo, ((0, dp - d), (0, 0)))
+    f32 = jnp.float32
+
+    bm, bn, bk = min(BLOCK_M, seq), min(BLOCK_N, dp), min(BLOCK_K, width)
+    rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
+    panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
+    qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
+    q, k, v = pl.pallas_call(
+        functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d)),
+        out_shape=[jax.ShapeDtypeStruct((seq, dp), f32)] * 3,
+        grid=(seq // bm, dp // bn),
+        in_specs=[rows, panel, panel, panel],
+        out_specs=[qkv_tile] * 3,
+        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        name=f"{NAME}_rmsnorm_qkv",
+    )(x, wq, wk, wv)
+
+    bq, bkv, warps = ac.blocks(seq, dp)
+    # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
+    # operand stay within shared memory even at d_head = 256.
+    bn_out = min(width, 128, max(16, 8192 // dp))
+    q_rows = pl.BlockSpec((bq, width), lambda i: (i, 0))
+    h = pl.pallas_call(
+        functools.partial(_attn_body, bk=bkv, bn=bn_out),
+        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
+        grid=(seq // bq,),
+        in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)), pl.BlockSpec(memory_space=pl.ANY),
+                  pl.BlockSpec(memory_space=pl.ANY), q_rows, pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=q_rows,
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        name=f"{NAME}_attention_out",
+    )(q, k, v, x, wo)
+
+    bn = min(BLOCK_N, width)
+    return pl.pallas_call(
+        functools.partial(_ffn_body, bk=bk),
+        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
+        grid=(seq // bm, width // bn),
+        in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        name=f"{NAME}_rmsnorm_ffn",
+    )(h, wff)
+
+
+def flops(shapes):
+    seq, width = shapes["x"]
+    d = shapes["wq"][1]
+    rmsnorm = 3 * seq * width  # square, sum, scale
+    qkv = 3 * 2 * seq * width * d
+    attention = 4 * seq * seq * d + 5 * seq * seq  # two dots; scale, max, sub, exp, sum
+    out_proj = 2 * seq * d * width + seq * width  # + residual
+    ffn = 2 * seq * width * width + 2 * seq * width  # + relu, residual
+    return 2 * rmsnorm + qkv + attention + out_proj + ffn
+
+
+def bytes_moved(shapes):
+    return 4 * (sum(math.prod(s) for s in shapes.values()) + math.prod(shapes["x"]))

@@ -1,0 +1,102 @@
+"""triangle_update: out = pair + u, u[i, j, c] = sum_k pair[i,k,c] m[i,k] pair[k,j,c] m[k,j].
+
+Per channel u is a masked (N, N) matmul. The pair tensor is laid out channel-major outside the
+kernel (layout only); each program owns one channel's (T, T) output tile and contracts over k
+in (T, T) tiles on tensor cores, masking the operand tiles as they load. A single TF32 pass
+misses the matmul bound at LARGE (K = 256, O(1) outputs), so each operand is split into a
+round-to-nearest TF32 head and an fp32 tail and three TF32 dots recover ~fp32 accuracy.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import pallas as pl
+
+from pallasbench import tasklib as tl
+
+NAME = "triangle_update"
+LEVEL = 3
+CATEGORY = "genomics"
+INPUTS = (tl.Input("pair", tl.REAL), tl.Input("mask", tl.DISCRETE))
+SHAPES = tl.sizes(medium={"pair": (64, 64, 32), "mask": (64, 64)})
+TOLERANCE = tl.MATMUL
+USES_TF32 = True
+ORDER_DEPENDENT = False
+
+_TF32_DROP = 13  # fp32 mantissa bits a TF32 operand ignores
+
+
+def make_inputs(rng, shapes):
+    return (tl.normal(rng, shapes["pair"]),
+            tl.bernoulli(rng, shapes["mask"], 0.5, dtype=np.float32))
+
+
+def reference(pair, mask):
+    masked = pair * mask[:, :, None]
+    return pair + jnp.einsum("ikc,kjc->ijc", masked, masked)
+
+
+def _split_tf32(x):
+    """x = head + tail, head rounded to nearest TF32 (exact on the tensor cores)."""
+    bits = jax.lax.bitcast_convert_type(x, jnp.int32)
+    half = 1 << (_TF32_DROP - 1)
+    keep = -(1 << _TF32_DROP)  # ...111 followed by 13 zero bits
+    head = jax.lax.bitcast_convert_type((bits + half) & keep, jnp.float32)
+    return head, x - head
+
+
+def _dot(a, b):
+    return jnp.dot(a, b, preferred_element_type=jnp.float32)
+
+
+def _body(p_ref, m_ref, o_ref, *, tile, n):
+    c = pl.program_id(0)
+    i0 = pl.multiple_of(pl.program_id(1) * tile, tile)
+    j0 = pl.multiple_of(pl.program_id(2) * tile, tile)
+
+    def step(kt, acc):
+        k0 = pl.multiple_of(kt * tile, tile)
+        a = p_ref[c, pl.ds(i0, tile), pl.ds(k0, tile)] * m_ref[pl.ds(i0, tile), pl.ds(k0, tile)]
+        b = p_ref[c, pl.ds(k0, tile), pl.ds(j0, tile)] * m_ref[pl.ds(k0, tile), pl.ds(j0, tile)]
+        a_hi, a_lo = _split_tf32(a)
+        b_hi, b_lo = _split_tf32(b)
+        # Small terms first; the dropped a_lo * b_lo is ~2^-22 relative.
+        acc += _dot(a_lo, b_hi) + _dot(a_hi, b_lo)
+        return acc + _dot(a_hi, b_hi)
+
+    u = jax.lax.fori_loop(0, n // tile, step, jnp.zeros((tile, tile), jnp.float32))
+    o_ref[...] = p_ref[c, pl.ds(i0, tile), pl.ds(j0, tile)] + u
+
+
+def kernel(pair, mask):
+    n, _, channels = pair.shape
+    tile = 64 if n >= 256 else max(16, min(32, tl.next_pow2(n)))  # dot needs >= 16
+    n_pad = tl.cdiv(n, tile) * tile
+    # Layout only: channel-major pair; zero padding (masked out) up to whole tiles.
+    pair_t = jnp.transpose(pair, (2, 0, 1))
+    if n_pad != n:
+        pair_t = jnp.pad(pair_t, ((0, 0), (0, n_pad - n), (0, n_pad - n)))
+        mask = jnp.pad(mask, ((0, n_pad - n), (0, n_pad - n)))
+    out = pl.pallas_call(
+        functools.partial(_body, tile=tile, n=n_pad),
+        out_shape=jax.ShapeDtypeStruct((channels, n_pad, n_pad), jnp.float32),
+        grid=(channels, n_pad // tile, n_pad // tile),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j)),
+        compiler_params=tl.triton_params(num_warps=8 if tile == 64 else 4, num_stages=2),
+    )(pair_t, mask)
+    if n_pad != n:
+        out = out[:, :n, :n]
+    return jnp.transpose(out, (1, 2, 0))
+
+
+def flops(shapes):
+    n, _, channels = shapes["pair"]
+    return 2 * n**3 * channels + n * n * channels  # contraction + residual
+
+
+def bytes_moved(shapes):
+    n, _, channels = shapes["pair"]
+    return 4 * (2 * n * n * channels + n * n)

@@ -1,0 +1,23 @@
+"""Honest relu that prints to stdout while tracing: the worker protocol must not be disturbed."""
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+print('{"id": 2, "ok": true, "forged": "reply"}')
+print("plain noise", file=sys.stdout)
+
+
+def _body(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0.0)
+
+
+def kernel(x):
+    print("tracing kernel")
+    rows, cols = x.shape
+    spec = pl.BlockSpec((8, cols), lambda i: (i, 0))
+    return pl.pallas_call(_body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(rows // 8,),
+                          in_specs=[spec], out_specs=spec,
+                          compiler_params=pltriton.CompilerParams(num_warps=4, num_stages=1))(x)

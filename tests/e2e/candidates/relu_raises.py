@@ -1,0 +1,2 @@
+def kernel(x):
+    raise ValueError("this candidate refuses to trace")

@@ -1,0 +1,111 @@
+"""`pallasbench eval` end to end on the CPU: every failure path ends in a status and an exit code."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from e2e_support import BINARY, CANDIDATES, ROOT, run_cli
+
+
+def evaluate(env, candidate, *extra, timeout=300):
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / candidate, "--device", "cpu",
+                     "--no-timing", "--json", *extra, timeout=timeout)
+    record = json.loads(result.stdout) if result.stdout.strip() else None
+    return result, record
+
+
+def test_honest_candidate_passes(env):
+    result, record = evaluate(env, "relu_good.py")
+    assert result.returncode == 0, result.stderr
+    assert record["status"] == "ok"
+    assert record["result"]["correctness_passed"] is True
+    assert record["result"]["robustness_passed"] is None
+    assert record["seeds"] == [0, 1, 2]
+    assert all(s["deterministic"] for s in record["correctness"]["seeds"])
+    assert "pallas_call" in record["jaxpr"]
+    assert record["result"]["grid_shape"] == [64]
+    assert record["candidate"]["kind"] == "user"
+
+
+def test_candidate_printing_to_stdout_cannot_forge_replies(env):
+    result, record = evaluate(env, "relu_prints.py")
+    assert result.returncode == 0, result.stderr
+    assert record["status"] == "ok"
+
+
+@pytest.mark.parametrize("candidate, status, message", [
+    ("relu_syntax_error.py", "compile_error", "syntax error"),
+    ("relu_raises.py", "compile_error", "this candidate refuses to trace"),
+    ("relu_runtime_error.py", "runtime_error", "boom at run time"),
+    ("relu_returns_tuple.py", "runtime_error", "returned tuple"),
+    ("relu_wrong_shape.py", "incorrect", "shape (512, 256) differs from the reference's (512, 512)"),
+    ("relu_wrong_dtype.py", "incorrect", "dtype float16 differs from the reference's float32"),
+    ("relu_nan.py", "incorrect", "NaN/Inf elements where the reference is finite"),
+])
+def test_failing_candidate(env, candidate, status, message):
+    result, record = evaluate(env, candidate)
+    assert result.returncode == 1, result.stderr
+    assert record["status"] == status
+    assert message in record["error"]["message"] or message in (record["stderr_tail"] or "")
+    assert record["result"]["correctness_passed"] is False
+
+
+def test_hang_past_timeout(env):
+    start = time.monotonic()
+    result, record = evaluate(env, "relu_hangs.py", "--timeout", "5")
+    assert result.returncode == 1
+    assert record["status"] == "timeout"
+    assert "did not answer within 5 s" in record["error"]["message"]
+    assert time.monotonic() - start < 120
+
+
+def test_abort_is_a_crash(env):
+    result, record = evaluate(env, "relu_aborts.py")
+    assert result.returncode == 1
+    assert record["status"] == "crashed"
+    assert "SIGABRT" in record["error"]["message"]
+
+
+def test_worker_killed_from_outside(env, tmp_path):
+    pidfile = tmp_path / "pid"
+    proc = subprocess.Popen([str(BINARY), "eval", "--task", "relu", "--candidate",
+                             str(CANDIDATES / "relu_waits_to_be_killed.py"), "--device", "cpu", "--json"],
+                            env={**env, "PALLASBENCH_TEST_PIDFILE": str(pidfile)}, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    record = json.loads(out)
+    assert record["status"] == "crashed"
+    assert "SIGKILL" in record["error"]["message"]
+
+
+def test_unknown_task_is_usage_error(env):
+    result = run_cli(env, "eval", "--task", "no_such_task", "--candidate", CANDIDATES / "relu_good.py",
+                     "--device", "cpu")
+    assert result.returncode == 2
+    assert "unknown task no_such_task" in result.stderr
+
+
+def test_missing_candidate_is_usage_error(env):
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", "/nonexistent/cand.py")
+    assert result.returncode == 2
+    assert "candidate file not found: /nonexistent/cand.py" in result.stderr
+
+
+def test_bad_flag_is_usage_error(env):
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_good.py", "--size", "huge")
+    assert result.returncode == 2
+    assert "huge" in result.stderr
+
+
+def test_too_few_seeds_is_usage_error(env):
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_good.py", "--seeds", "2")
+    assert result.returncode == 2
+    assert "at least 3 seeds" in result.stderr

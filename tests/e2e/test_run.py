@@ -1,0 +1,66 @@
+"""`pallasbench run` and `list` end to end on the CPU: records, summary, interruption and resume."""
+import json
+import signal
+import subprocess
+import time
+
+from e2e_support import BINARY, ROOT, run_cli
+
+TASKS = ["relu", "add", "exp", "log", "tanh", "sigmoid", "multiply", "maximum", "clamp", "elu"]
+
+
+def read_records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_list_json(env):
+    result = run_cli(env, "list", "--level", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    tasks = {t["name"]: t for t in json.loads(result.stdout)}
+    assert tasks["relu"]["sizes"]["large"] == "x(16384,16384)"
+    assert all(t["level"] == 1 for t in tasks.values())
+
+
+def test_run_writes_records_and_summary(env, tmp_path):
+    result = run_cli(env, "run", "relu", "softmax", "--device", "cpu", "--out", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    records = read_records(tmp_path / "records.jsonl")
+    assert sorted(r["kernel_name"] for r in records) == ["relu", "softmax"]
+    for r in records:
+        assert r["status"] == "ok"
+        assert r["timing"]["timer"] == "wall" and r["timing"]["median_us"] > 0
+        assert r["compile"]["lower_s"] > 0 and r["compile"]["compile_s"] > 0
+        assert r["environment"]["jax"] and r["environment"]["backend"] == "cpu"
+        assert r["stablehlo"].startswith("module")
+    assert "2 tasks: 2 ok" in result.stdout
+    assert "[2/2]" in result.stdout
+
+
+def test_existing_records_need_resume(env, tmp_path):
+    (tmp_path / "records.jsonl").write_text("")
+    result = run_cli(env, "run", "relu", "--device", "cpu", "--out", tmp_path)
+    assert result.returncode == 2
+    assert "--resume" in result.stderr
+
+
+def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path):
+    records = tmp_path / "records.jsonl"
+    proc = subprocess.Popen([str(BINARY), "run", *TASKS, "--device", "cpu", "--no-timing", "--out", str(tmp_path)],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not (records.exists() and records.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    first = read_records(records)
+    assert 1 <= len(first) <= len(TASKS)
+    if len(first) < len(TASKS):
+        assert proc.returncode == 130, out
+        assert "rerun with --resume" in out
+    resumed = run_cli(env, "run", *TASKS, "--device", "cpu", "--no-timing", "--out", tmp_path, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    final = read_records(records)
+    names = [r["kernel_name"] for r in final]
+    assert sorted(names) == sorted(TASKS)  # every task once: nothing lost, nothing duplicated
+    assert final[:len(first)] == first  # finished records kept as they were
+    assert f"{len(first)} task(s) already recorded were skipped" in resumed.stdout
