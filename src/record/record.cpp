@@ -160,6 +160,7 @@ json to_record(const task_result& r) {
       {"tolerance", {{"atol", r.task.tol.atol}, {"rtol", r.task.tol.rtol}, {"rel_norm", r.task.tol.rel_norm}}},
       {"uses_tf32", r.task.uses_tf32},
       {"order_dependent", r.task.order_dependent},
+      {"reference_precision", r.task.reference_float64 ? "float64" : "float32 (matmul precision highest)"},
       {"seeds", r.seeds},
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},
       {"environment", r.environment},

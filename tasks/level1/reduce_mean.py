@@ -25,6 +25,9 @@ SHAPES = tl.sizes(medium={"x": (4096, 2048)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
+# is of the order of the tolerance, so the harness checks against a float64 reference.
+REFERENCE_FLOAT64 = True
 
 # Widest row tile one program reduces at once: the shared block budget (8K float32).
 TILE = tl.DEFAULT_BLOCK_BYTES // 4
