@@ -108,6 +108,31 @@ def row_block(rows: int, cols: int, itemsize: int = 4,
     return br, bc
 
 
+# ---------------------------------------------------------------------------------------------
+# Accurate f32 sums inside kernels
+# ---------------------------------------------------------------------------------------------
+
+# Heads live on a 2^-10 grid within +-2^12: their f32 sums are exact while |partial| < 2^14.
+SUM_GRID = 1024.0
+SUM_HEAD_RANGE = 4096.0
+
+
+def split_for_sum(x):
+    """x = head + tail exactly, for sums that carry little more than their final rounding.
+
+    A plain f32 tree sum of thousands of N(0,1) terms errs by ~1e-5, the size of the tolerance
+    near zero. Heads sit on a 2^-10 grid, so summing them is exact (while |partial| < 2^14);
+    tails are below 2^-10, so their rounding is negligible. Sum both, add at the end. The grid
+    rounding is an int32 round trip: (x + c) - c would be folded back to x by XLA's CPU
+    compiler in interpret mode.
+    """
+    import jax.numpy as jnp
+
+    scaled = jnp.clip(x, -SUM_HEAD_RANGE, SUM_HEAD_RANGE) * SUM_GRID  # power of two: exact
+    head = scaled.astype(jnp.int32).astype(jnp.float32) * (1.0 / SUM_GRID)
+    return head, x - head
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 

@@ -1,10 +1,11 @@
 """col_sum: sum over axis 0 of a float32 matrix.
 
-Memory-bound column reduction in two pallas_calls, both tree sums in f32. The first streams
-(64, 128) tiles over a 2-D grid, every program writing its tile's column sums as one row of a
-partial-sum matrix (1/64 the size of x): full parallelism, and no rounding chain longer than a
-tile. The second sums the partial rows per 32-column strip. Ragged edges are masked to 0.
-No dot, no TF32.
+Memory-bound column reduction in two pallas_calls. Plain f32 tree sums of 16384 N(0,1) terms
+err by ~1e-5, the size of the tolerance near zero, so each element is split exactly into a
+head on a 2^-10 grid and a small tail: head sums are exact in f32 (while |partial| < 2^14) and
+tail sums are tiny, so the result carries little more than its final rounding. The first call
+streams (64, 128) tiles over a 2-D grid, writing head and tail column sums per tile; the second
+sums them per 32-column strip. Ragged edges are masked to 0. No dot, no TF32.
 """
 
 import functools
@@ -68,29 +69,31 @@ def _store_cols(ref, val, col0, cols):
         pltriton.store(ref, val, mask=c < cols)
 
 
-def _partial_body(x_ref, p_ref, *, rows, cols):
-    """Column sums of one (tr, bc) tile -> one row of the partial-sum matrix."""
+def _partial_body(x_ref, head_ref, tail_ref, *, rows, cols):
+    """Head and tail column sums of one (tr, bc) tile -> one row of each partial matrix."""
     tr, bc = x_ref.shape
     col0 = pl.program_id(1) * bc
-    x = _load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols)
-    _store_cols(p_ref, jnp.sum(x, axis=0, keepdims=True), col0, cols)
+    head, tail = tl.split_for_sum(_load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols))
+    _store_cols(head_ref, jnp.sum(head, axis=0, keepdims=True), col0, cols)
+    _store_cols(tail_ref, jnp.sum(tail, axis=0, keepdims=True), col0, cols)
 
 
-def _combine_body(p_ref, o_ref, *, parts, cols, chunk, chunks):
-    """Sum the partial rows of one column strip, `chunk` rows (one tree) at a time."""
-    bc = p_ref.shape[1]
+def _combine_body(head_ref, tail_ref, o_ref, *, parts, cols, chunk, chunks):
+    """Sum the head and tail partial rows of one column strip, `chunk` rows at a time."""
+    bc = head_ref.shape[1]
     col0 = pl.program_id(0) * bc
 
-    def chunk_sum(k):
-        tile = p_ref if chunk == p_ref.shape[0] else p_ref.at[pl.ds(k * chunk, chunk), :]
+    def chunk_sum(ref, k):
+        tile = ref if chunk == ref.shape[0] else ref.at[pl.ds(k * chunk, chunk), :]
         return jnp.sum(_load_tile(tile, k * chunk, parts, col0, cols), axis=0)
 
-    if chunks == 1:
-        total = chunk_sum(0)
-    else:
-        total = lax.fori_loop(0, chunks, lambda k, acc: acc + chunk_sum(k),
-                              jnp.zeros((bc,), jnp.float32))
-    _store_cols(o_ref, total, col0, cols)
+    def total(ref):
+        if chunks == 1:
+            return chunk_sum(ref, 0)
+        return lax.fori_loop(0, chunks, lambda k, acc: acc + chunk_sum(ref, k),
+                             jnp.zeros((bc,), jnp.float32))
+
+    _store_cols(o_ref, total(head_ref) + total(tail_ref), col0, cols)
 
 
 def kernel(x):
@@ -98,12 +101,13 @@ def kernel(x):
     bc = min(tl.next_pow2(cols), PASS1_COLS)
     tr = min(tl.next_pow2(rows), TILE // bc)
     parts = tl.cdiv(rows, tr)
-    partial = pl.pallas_call(
+    partial_spec = pl.BlockSpec((1, bc), lambda i, j: (i, j))
+    heads, tails = pl.pallas_call(
         functools.partial(_partial_body, rows=rows, cols=cols),
-        out_shape=jax.ShapeDtypeStruct((parts, cols), jnp.float32),
+        out_shape=[jax.ShapeDtypeStruct((parts, cols), jnp.float32)] * 2,
         grid=(parts, tl.cdiv(cols, bc)),
         in_specs=[pl.BlockSpec((tr, bc), lambda i, j: (i, j))],
-        out_specs=pl.BlockSpec((1, bc), lambda i, j: (i, j)),
+        out_specs=[partial_spec, partial_spec],
         compiler_params=tl.triton_params(num_warps=8 if tr * bc >= TILE else 4, num_stages=1),
     )(x)
 
@@ -114,11 +118,11 @@ def kernel(x):
                           chunks=tl.cdiv(parts, chunk)),
         out_shape=jax.ShapeDtypeStruct((cols,), x.dtype),
         grid=(tl.cdiv(cols, bc2),),
-        in_specs=[pl.BlockSpec((tl.next_pow2(parts), bc2), lambda j: (0, j))],
+        in_specs=[pl.BlockSpec((tl.next_pow2(parts), bc2), lambda j: (0, j))] * 2,
         out_specs=pl.BlockSpec((bc2,), lambda j: (j,)),
         compiler_params=tl.triton_params(num_warps=8 if chunk * bc2 >= TILE else 4,
                                          num_stages=1),
-    )(partial)
+    )(heads, tails)
 
 
 def flops(shapes):

@@ -1,8 +1,9 @@
 """reduce_sum: sum over the last axis of a float32 matrix.
 
 Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
-row padded to a power of two) and reduces each row with one in-register tree sum; rows wider
-than 8K elements are summed tile by tile in a fori_loop (a tree per tile, few sequential adds).
+row padded to a power of two) and reduces each row with in-register tree sums of an exact
+head/tail split (tl.split_for_sum: the sum carries little more than its final rounding); rows
+wider than 8K elements are summed tile by tile in a fori_loop.
 Ragged edges are masked to 0 before summing. No dot, no TF32.
 """
 
@@ -68,15 +69,17 @@ def _sum_body(x_ref, o_ref, *, rows, cols, width, tiles):
     br = x_ref.shape[0]
     row0 = pl.program_id(0) * br
 
-    def tile_sum(t):
-        return jnp.sum(_load_tile(x_ref, row0, rows, t * width, cols, width), axis=1)
+    def tile_sums(t):
+        head, tail = tl.split_for_sum(_load_tile(x_ref, row0, rows, t * width, cols, width))
+        return jnp.sum(head, axis=1), jnp.sum(tail, axis=1)
 
     if tiles == 1:
-        total = tile_sum(0)
+        head, tail = tile_sums(0)
     else:
-        total = lax.fori_loop(0, tiles, lambda t, acc: acc + tile_sum(t),
-                              jnp.zeros((br,), jnp.float32))
-    _store_rows(o_ref, total, row0, rows)
+        zeros = jnp.zeros((br,), jnp.float32)
+        head, tail = lax.fori_loop(
+            0, tiles, lambda t, acc: tuple(a + s for a, s in zip(acc, tile_sums(t))), (zeros, zeros))
+    _store_rows(o_ref, head + tail, row0, rows)
 
 
 def kernel(x):
