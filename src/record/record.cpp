@@ -45,6 +45,20 @@ std::pair<json, json> block_and_grid(const json& calls) {
   return {first.value("block_shapes", json(nullptr)), first.value("grid", json(nullptr))};
 }
 
+// What the compiled kernel needs on the device (arguments + outputs + XLA temporaries, from
+// memory_analysis): a per-kernel figure. The worker's peak_bytes_in_use spans the whole process
+// (earlier tasks included) and is recorded apart, under memory.process_peak_bytes.
+json gpu_memory_used(const task_result& r) {
+  if (r.config.device != "gpu" || !r.memory.contains("argument")) return nullptr;
+  return r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL);
+}
+
+json memory_json(const task_result& r) {
+  json memory = r.memory;
+  memory["process_peak_bytes"] = r.peak_bytes ? json(*r.peak_bytes) : json(nullptr);
+  return memory;
+}
+
 json result_json(const task_result& r) {
   const auto [block, grid] = block_and_grid(r.pallas_calls);
   const bool have_correctness = r.correctness.has_value();
@@ -61,7 +75,7 @@ json result_json(const task_result& r) {
       {"filters", json::object()},
       {"block_shape", block},
       {"grid_shape", grid},
-      {"gpu_memory_used_bytes", r.peak_bytes ? json(*r.peak_bytes) : json(nullptr)},
+      {"gpu_memory_used_bytes", gpu_memory_used(r)},
   };
 }
 
@@ -166,7 +180,7 @@ json to_record(const task_result& r) {
       {"environment", r.environment},
       {"pallas_calls", r.pallas_calls},
       {"compile", {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}}},
-      {"memory", r.memory},
+      {"memory", memory_json(r)},
       {"timing", timing_json(r)},
       {"flops", r.task.flops.contains(r.config.size) ? json(r.task.flops.at(r.config.size)) : json(nullptr)},
       {"bytes", r.task.bytes.contains(r.config.size) ? json(r.task.bytes.at(r.config.size)) : json(nullptr)},

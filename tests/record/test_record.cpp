@@ -70,6 +70,17 @@ TEST(Record, CarriesMeasuredValues) {
   EXPECT_EQ(j["module_name"], "tasks.level1.relu");
 }
 
+TEST(Record, GpuMemoryIsTheKernelsOwnNotTheProcessPeak) {
+  auto r = sample_result();
+  r.memory = {{"argument", 100}, {"output", 50}, {"temp", 7}};
+  r.peak_bytes = 1 << 30;
+  EXPECT_TRUE(to_record(r)["result"]["gpu_memory_used_bytes"].is_null());  // CPU run
+  r.config.device = "gpu";
+  const auto j = to_record(r);
+  EXPECT_EQ(j["result"]["gpu_memory_used_bytes"], 157);
+  EXPECT_EQ(j["memory"]["process_peak_bytes"], 1 << 30);
+}
+
 TEST(Record, FailureHasNoCorrectnessClaim) {
   auto r = sample_result();
   r.status = task_status::compile_error;
