@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 
   pallasbench::report_options report;
-  auto* report_cmd = app.add_subcommand("report", "summarise a records.jsonl file");
-  report_cmd->add_option("records", report.records, "records.jsonl")->required();
+  auto* report_cmd = app.add_subcommand("report", "summarise records.jsonl files (a later file's record replaces "
+                                                  "an earlier one of the same task and size)");
+  report_cmd->add_option("records", report.records, "records.jsonl files")->required();
   report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
 
   try {

@@ -57,7 +57,7 @@ struct eval_options {
 };
 
 struct report_options {
-  std::string records;
+  std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
   std::string format = "table";
 };
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <memory>
 
@@ -174,16 +175,26 @@ int eval_command(const eval_options& options) {
 }
 
 int report_command(const report_options& options) {
-  std::ifstream in(options.records);
-  if (!in) throw usage_error(fmt::format("cannot read records file {}", options.records));
   std::vector<summary_row> rows;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const auto record = json::parse(line, nullptr, false);
-    if (!record.is_object()) throw usage_error(fmt::format("{}:{}: not a JSON record", options.records, number));
-    rows.push_back(summary_row::from_record(record));
+  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size) -> row
+  for (const auto& file : options.records) {
+    std::ifstream in(file);
+    if (!in) throw usage_error(fmt::format("cannot read records file {}", file));
+    std::string line;
+    std::size_t number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const auto record = json::parse(line, nullptr, false);
+      if (!record.is_object()) throw usage_error(fmt::format("{}:{}: not a JSON record", file, number));
+      auto row = summary_row::from_record(record);
+      const auto key = std::make_pair(row.task, row.size);
+      if (const auto it = index.find(key); it != index.end()) {
+        rows[it->second] = std::move(row);
+      } else {
+        index.emplace(key, rows.size());
+        rows.push_back(std::move(row));
+      }
+    }
   }
   make_printer(options.format)->print(std::cout, rows);
   return exit_code::ok;

@@ -64,3 +64,18 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path):
     assert sorted(names) == sorted(TASKS)  # every task once: nothing lost, nothing duplicated
     assert final[:len(first)] == first  # finished records kept as they were
     assert f"{len(first)} task(s) already recorded were skipped" in resumed.stdout
+
+
+def test_report_merges_files_later_wins(env, tmp_path):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    rec = {"kernel_name": "relu", "level": 1, "size": "small", "status": "incorrect",
+           "result": {"max_abs_error": 1.0}, "timing": None, "error": {"message": "bad"}}
+    first.write_text(json.dumps(rec) + "\n" + json.dumps({**rec, "kernel_name": "add"}) + "\n")
+    second.write_text(json.dumps({**rec, "status": "ok", "error": None}) + "\n")
+    result = run_cli(env, "report", first, second)
+    assert result.returncode == 0, result.stderr
+    assert "2 tasks: 1 incorrect, 1 ok" in result.stdout
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n")
+    bad = run_cli(env, "report", broken)
+    assert bad.returncode == 2 and "broken.jsonl:1: not a JSON record" in bad.stderr
