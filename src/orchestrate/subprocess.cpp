@@ -122,12 +122,38 @@ void child_process::close_fds() {
   }
 }
 
+namespace {
+
+// Blocks SIGPIPE on this thread while alive, so writing to a dead child is EPIPE, not our death
+// (MSG_NOSIGNAL does not apply to pipes); a SIGPIPE raised meanwhile is consumed, not delivered.
+class sigpipe_guard {
+public:
+  sigpipe_guard() {
+    sigemptyset(&m_pipe);
+    sigaddset(&m_pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &m_pipe, &m_old);
+  }
+  ~sigpipe_guard() {
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&m_pipe, nullptr, &no_wait) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
+  }
+  sigpipe_guard(const sigpipe_guard&) = delete;
+  sigpipe_guard& operator=(const sigpipe_guard&) = delete;
+
+private:
+  sigset_t m_pipe{}, m_old{};
+};
+
+}  // namespace
+
 void child_process::write_line(std::string_view line) {
   std::string data(line);
   data.push_back('\n');
+  const sigpipe_guard guard;
   std::size_t written = 0;
   while (written < data.size()) {
-    // MSG_NOSIGNAL does not apply to pipes; SIGPIPE is ignored by the CLI, so EPIPE comes back here.
     const ssize_t n = ::write(m_stdin, data.data() + written, data.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;

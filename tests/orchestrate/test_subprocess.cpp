@@ -81,6 +81,16 @@ TEST(Subprocess, StderrTailIsBounded) {
   EXPECT_LE(child.stderr_tail().size(), 1000u);
 }
 
+TEST(Subprocess, WritingToADeadChildThrowsInsteadOfRaisingSigpipe) {
+  auto child = shell("exit 0");
+  ASSERT_TRUE(child.wait_for_exit(5s).has_value());
+  EXPECT_THROW(
+      {
+        for (int i = 0; i < 100; ++i) child.write_line("into the void");
+      },
+      process_error);
+}
+
 TEST(Subprocess, MissingProgramThrows) {
   EXPECT_THROW(child_process({{"/nonexistent/program"}, {}, {}}), process_error);
 }
