@@ -31,6 +31,7 @@ struct candidate_info {
   std::string path;
   std::string sha256;  // of the candidate source
   std::string source;  // as authored
+  std::string bundled_source;  // the source followed by the shared kernel modules it uses
   std::string reference_source;
 };
 

@@ -97,6 +97,17 @@ def _git_sha(root: Path) -> str | None:
         return None
 
 
+def _bundled_source(module, source: str) -> str:
+    """The kernel file followed by the shared kernel modules it uses (pallasbench.kernels.*),
+    so a record's triton_code holds every line of the kernel."""
+    parts = [source]
+    for value in vars(module).values():
+        name = getattr(value, "__name__", "")
+        if isinstance(value, type(sys)) and name.startswith("pallasbench.kernels."):
+            parts.append(f"\n# ---- {name} ----\n" + Path(value.__file__).read_text())
+    return "".join(parts)
+
+
 def _save(path: str, array) -> dict:
     out = np.asarray(array)
     np.save(path, out, allow_pickle=False)
@@ -190,7 +201,7 @@ class Worker:
     def _import_candidate(self, spec):
         if "task" in spec:
             module = registry.load(spec["task"])
-            return module.kernel, Path(module.__file__)
+            return module.kernel, module
         path = Path(spec["file"])
         try:
             module = registry.import_file(path, "pallasbench_candidate")
@@ -202,13 +213,13 @@ class Worker:
         fn = getattr(module, "kernel", None)
         if not callable(fn):
             raise CommandError("compile_error", f"{path}: defines no callable 'kernel'")
-        return fn, path
+        return fn, module
 
     def cmd_load(self, req):
         """Import the candidate, trace it with jax.jit, lower and compile for the task's shapes."""
         import jax
 
-        fn, path = self._import_candidate(req["candidate"])
+        fn, module = self._import_candidate(req["candidate"])
         abstract = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"]))
                     for s in req["inputs"]]
         jitted = jax.jit(fn)
@@ -223,9 +234,10 @@ class Worker:
             raise CommandError("compile_error", f"tracing or compiling 'kernel' failed: "
                                f"{type(exc).__name__}: {exc}") from exc
         self.compiled, self.candidate = compiled, fn
-        source = path.read_text()
+        source = Path(module.__file__).read_text()
         return {
             "source": source,
+            "bundled_source": _bundled_source(module, source),
             "sha256": hashlib.sha256(source.encode()).hexdigest(),
             "reference_source": self._reference_source(req),
             "jaxpr": str(closed),

@@ -67,6 +67,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
                                               {"task_name", candidate.kind == "user" ? json(nullptr) : json(task.name)}},
                                              timeout());
   result.candidate.source = reply.value("source", "");
+  result.candidate.bundled_source = reply.value("bundled_source", result.candidate.source);
   result.candidate.sha256 = reply.value("sha256", candidate.sha256);
   if (reply.contains("reference_source") && reply["reference_source"].is_string())
     result.candidate.reference_source = reply["reference_source"];

@@ -157,7 +157,7 @@ json to_record(const task_result& r) {
       {"uuid", r.uuid},
       {"entry_point", "kernel"},
       {"python_code", r.candidate.reference_source},
-      {"triton_code", r.candidate.source},
+      {"triton_code", r.candidate.bundled_source.empty() ? r.candidate.source : r.candidate.bundled_source},
       {"repo_name", user ? json(nullptr) : json("pallasbench")},
       {"module_name", user ? r.candidate.path : fmt::format("tasks.level{}.{}", r.task.level, r.task.name)},
       {"synthetic", false},

@@ -7,16 +7,10 @@ Dots run on TF32 tensor cores (Triton's default f32 precision), operands rounded
 TF32 in the kernel first (Triton would truncate them: a ~1e-3 bias per matmul).
 """
 
-import sys
-from pathlib import Path
-
 import jax
 
 from pallasbench import tasklib as tl
-
-if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
-    sys.path.append(str(Path(__file__).resolve().parent))
-import _matmul_common as mm  # noqa: E402
+from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "matmul_gelu"
 LEVEL = 2

@@ -4,13 +4,11 @@ FlashAttention-2: one program per (batch*head, 64-128 query block) walks (bk, D)
 lax.fori_loop, keeping f32 running max, exp-sum and accumulator; no (S, S) array exists. The
 loop bound follows the query block: tiles left of the diagonal run unmasked, the diagonal ones
 masked, later ones never; the longest query blocks launch first. Dots use TF32 tensor cores
-(USES_TF32 = True), q and p rounded to nearest TF32 first (see _attention_common).
+(USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
 """
 
 import functools
 import math
-import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -18,10 +16,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import tasklib as tl
-
-if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
-    sys.path.append(str(Path(__file__).resolve().parent))
-import _attention_common as ac  # noqa: E402
+from pallasbench.kernels import online_attention as ac
 
 NAME = "attention_forward"
 LEVEL = 3

@@ -4,22 +4,17 @@ One program per block of 64-128 queries; it walks (bk, d) key/value tiles with l
 keeping an f32 running max, exp-sum and output accumulator (online softmax), so the (S, S)
 score matrix never exists outside registers. k and v are raw pl.ANY refs the loop reads tile
 by tile. Dots use TF32 tensor cores (Triton's default f32 precision; q and p rounded to
-nearest TF32 first, see _attention_common): USES_TF32 = True.
+nearest TF32 first, see pallasbench.kernels.online_attention): USES_TF32 = True.
 """
 
 import functools
 import math
-import sys
-from pathlib import Path
 
 import jax
 from jax.experimental import pallas as pl
 
 from pallasbench import tasklib as tl
-
-if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
-    sys.path.append(str(Path(__file__).resolve().parent))
-import _attention_common as ac  # noqa: E402
+from pallasbench.kernels import online_attention as ac
 
 NAME = "flash_attention"
 LEVEL = 3

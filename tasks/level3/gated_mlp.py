@@ -6,17 +6,10 @@ epilogue gates, so only h goes to memory. The second is the tiled down-projectio
 run on TF32 tensor cores (Triton's default), operands rounded to nearest TF32 in the kernel first.
 """
 
-import sys
-from pathlib import Path
-
 import jax
 
 from pallasbench import tasklib as tl
-
-_COMMON = str(Path(__file__).resolve().parents[1] / "level2")  # private matmul helper lives there
-if _COMMON not in sys.path:
-    sys.path.append(_COMMON)
-import _matmul_common as mm  # noqa: E402
+from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "gated_mlp"
 LEVEL = 3

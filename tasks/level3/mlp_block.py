@@ -7,17 +7,10 @@ second adds b2 in its epilogue. Dots run on TF32 tensor cores (Triton's default)
 rounded to nearest TF32 in the kernel first.
 """
 
-import sys
-from pathlib import Path
-
 import jax
 
 from pallasbench import tasklib as tl
-
-_COMMON = str(Path(__file__).resolve().parents[1] / "level2")  # private matmul helper lives there
-if _COMMON not in sys.path:
-    sys.path.append(_COMMON)
-import _matmul_common as mm  # noqa: E402
+from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "mlp_block"
 LEVEL = 3

@@ -3,23 +3,18 @@
 FlashAttention-2: the grid is (head, 64-128 query block); each program walks (bk, d) k/v tiles
 of its head (raw pl.ANY refs) with lax.fori_loop, keeping f32 running max, exp-sum and output
 accumulator, so no (S, S) score matrix is ever materialised. Dots use TF32 tensor cores
-(USES_TF32 = True), q and p rounded to nearest TF32 first (see _attention_common).
+(USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
 """
 
 import functools
 import math
-import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import tasklib as tl
-
-if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
-    sys.path.append(str(Path(__file__).resolve().parent))
-import _attention_common as ac  # noqa: E402
+from pallasbench.kernels import online_attention as ac
 
 NAME = "multi_head_attention"
 LEVEL = 3

@@ -9,8 +9,6 @@ registers; (3) rmsnorm + feed-forward + relu + residual. Dots use TF32 tensor co
 
 import functools
 import math
-import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -18,10 +16,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import tasklib as tl
-
-if str(Path(__file__).resolve().parent) not in sys.path:  # private helper beside this file
-    sys.path.append(str(Path(__file__).resolve().parent))
-import _attention_common as ac  # noqa: E402
+from pallasbench.kernels import online_attention as ac
 
 NAME = "transformer_block"
 LEVEL = 3

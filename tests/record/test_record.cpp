@@ -25,7 +25,12 @@ task_result sample_result() {
   r.run_id = "20261129T000000Z";
   r.uuid = make_uuid();
   r.task = relu_task();
-  r.candidate = {"suite", "tasks/level1/relu.py", "abc123", "def kernel(x): ...", "def reference(x): ..."};
+  r.candidate.kind = "suite";
+  r.candidate.path = "tasks/level1/relu.py";
+  r.candidate.sha256 = "abc123";
+  r.candidate.source = "def kernel(x): ...";
+  r.candidate.bundled_source = "def kernel(x): ...\n# ---- pallasbench.kernels.tiled_matmul ----\n...";
+  r.candidate.reference_source = "def reference(x): ...";
   r.status = task_status::ok;
   r.seeds = {0, 1, 2};
   r.lower_s = 0.5;
@@ -68,6 +73,9 @@ TEST(Record, CarriesMeasuredValues) {
   EXPECT_EQ(j["seeds"], nlohmann::json({0, 1, 2}));
   EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json({512, 512}));
   EXPECT_EQ(j["module_name"], "tasks.level1.relu");
+  EXPECT_EQ(j["source_original"], "def kernel(x): ...");
+  EXPECT_NE(j["triton_code"].get<std::string>().find("pallasbench.kernels.tiled_matmul"), std::string::npos);
+  EXPECT_EQ(j["python_code"], "def reference(x): ...");
 }
 
 TEST(Record, GpuMemoryIsTheKernelsOwnNotTheProcessPeak) {

@@ -1,0 +1,1 @@
+"""Kernel building blocks shared by several task files (their source is bundled into records)."""
