@@ -4,6 +4,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from e2e_support import BINARY, ROOT, run_cli
 
 TASKS = ["relu", "add", "exp", "log", "tanh", "sigmoid", "multiply", "maximum", "clamp", "elu"]
@@ -79,3 +81,19 @@ def test_report_merges_files_later_wins(env, tmp_path):
     broken.write_text("{not json\n")
     bad = run_cli(env, "report", broken)
     assert bad.returncode == 2 and "broken.jsonl:1: not a JSON record" in bad.stderr
+
+
+EXPECTED_TASKS = {1: 38, 2: 23, 3: 8}
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_suite_level_passes_on_cpu(env, tmp_path, level):
+    """`run --level N --size small --device cpu`: every task of the level correct in interpret mode."""
+    result = run_cli(env, "run", "--level", level, "--size", "small", "--device", "cpu", "--no-timing",
+                     "--out", tmp_path, timeout=1800)
+    records = read_records(tmp_path / "records.jsonl")
+    failed = [(r["kernel_name"], r["status"], (r["error"] or {}).get("message")) for r in records
+              if r["status"] != "ok"]
+    assert not failed, failed
+    assert len(records) == EXPECTED_TASKS[level]
+    assert result.returncode == 0, result.stdout[-3000:]
