@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/npy.hpp"
 #include "pallasbench/paths.hpp"
 #include "pallasbench/record.hpp"
 #include "pallasbench/worker.hpp"
@@ -60,7 +61,18 @@ private:
   void load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
                       const nlohmann::json& reference_reply);
   nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir);
-  void check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate);
+  // What the checks keep for the robustness filters: each seed's output and reference.
+  struct evidence {
+    std::vector<std::pair<npy_array, npy_array>> seeds;  // (output, reference)
+    nlohmann::json last_inputs;
+  };
+  void check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate, evidence& kept);
+  void check_robustness(task_result& result, const task_info& task, evidence& kept);
+  // Maps and unlinks the reference output, runs the candidate on the reply's inputs (twice when
+  // `second_output` is given) and maps the first output: (reference, output).
+  std::pair<npy_array, npy_array> run_candidate(const nlohmann::json& reference_reply,
+                                                const std::filesystem::path& output,
+                                                const std::filesystem::path& second_output);
   void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
   [[nodiscard]] std::chrono::milliseconds timeout() const;
 

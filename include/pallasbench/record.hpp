@@ -63,6 +63,9 @@ struct task_result {
   // From the candidate worker's "load".
   std::string jaxpr, stablehlo;
   nlohmann::json pallas_calls = nlohmann::json::array();
+  nlohmann::json jaxpr_graph = nlohmann::json::array();  // equations, for source analysis
+  nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
+  std::optional<bool> robustness_passed;
   std::optional<double> lower_s, compile_s;
   nlohmann::json memory = nlohmann::json::object();
   std::optional<std::int64_t> peak_bytes;

@@ -16,12 +16,15 @@ struct summary_row {
   int level = 0;
   std::string size;
   std::string status;
+  std::optional<bool> robust;  // robustness_passed
   std::optional<double> max_abs_error;
   std::optional<double> kernel_us;     // median
   std::optional<double> reference_us;  // median of the XLA reference
   std::string timer;
   std::string message;  // the error, for failed rows
 
+  // Correct and robust: what exit code 0 means.
+  [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
   // reference / kernel: above 1 the kernel is faster.
   [[nodiscard]] std::optional<double> ratio() const;
   [[nodiscard]] static summary_row from_record(const nlohmann::json& record);

@@ -61,3 +61,55 @@ def pallas_calls(closed_jaxpr) -> list[dict]:
         calls.append({"name": str(name) if name else None, "grid": grid, "block_shapes": blocks,
                       "memory_spaces": spaces, "array_shapes": arrays})
     return calls
+
+
+def _avals(atoms) -> list[dict]:
+    out = []
+    for atom in atoms:
+        aval = getattr(atom, "aval", None)
+        shape = getattr(aval, "shape", None)
+        if shape is None:
+            continue
+        out.append({"shape": [int(d) for d in shape], "dtype": str(getattr(aval, "dtype", "?"))})
+    return out
+
+
+def _contracted_size(eqn) -> int:
+    """Product of the contracted dimensions of a dot_general (1 for anything else)."""
+    dims = eqn.params.get("dimension_numbers")
+    if eqn.primitive.name != "dot_general" or not dims:
+        return 1
+    (lhs_contract, _), _ = dims
+    shape = eqn.invars[0].aval.shape
+    size = 1
+    for d in lhs_contract:
+        size *= int(shape[d])
+    return size
+
+
+def equation_graph(closed_jaxpr) -> list[dict]:
+    """Every equation as data for the harness's source analysis.
+
+    Each entry: primitive, inside_pallas, multiplier (how many times the equation runs: the
+    product of the grids of the pallas_calls around it), inputs/outputs (shape, dtype), and the
+    contracted size of dot_general equations.
+    """
+    graph = []
+
+    def walk(jaxpr, inside, multiplier):
+        for eqn in jaxpr.eqns:
+            name = eqn.primitive.name
+            graph.append({"primitive": name, "inside_pallas": inside, "multiplier": multiplier,
+                          "inputs": _avals(eqn.invars), "outputs": _avals(eqn.outvars),
+                          "contracted": _contracted_size(eqn)})
+            is_pallas = name in PALLAS_PRIMITIVES
+            grid = 1
+            if is_pallas:
+                for g in getattr(eqn.params.get("grid_mapping"), "grid", ()):
+                    grid *= int(g) if isinstance(g, int) else 1
+            for value in eqn.params.values():
+                for sub in _sub_jaxprs(value):
+                    walk(sub, inside or is_pallas, multiplier * grid)
+
+    walk(closed_jaxpr.jaxpr, False, 1)
+    return graph

@@ -222,6 +222,37 @@ def softmax_rows(rng: np.random.Generator, shape) -> np.ndarray:
     return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
 
 
+# Perturbation strength for the input-impact filter: large enough that the reference's change
+# stands far above f32/TF32 rounding, small enough to stay inside the input's domain.
+PERTURB_NOISE = 0.05
+PERTURB_FRACTION = 0.1
+
+
+def perturb(rng: np.random.Generator, x: np.ndarray, domain: str) -> np.ndarray:
+    """A copy of `x` changed within its domain (robustness filters: input impact)."""
+    if domain == REAL:
+        scale = float(np.std(x)) or 1.0
+        return (x + PERTURB_NOISE * scale * rng.standard_normal(x.shape)).astype(x.dtype)
+    if domain == POSITIVE:
+        return (x * np.exp(PERTURB_NOISE * rng.standard_normal(x.shape))).astype(x.dtype)
+    if domain == UNIT:
+        return np.clip(x + PERTURB_NOISE * rng.standard_normal(x.shape), 0, 1).astype(x.dtype)
+    if domain == DISCRETE:
+        values = np.unique(x)
+        out = x.copy()
+        where = rng.random(x.shape) < PERTURB_FRACTION
+        out[where] = rng.choice(values, size=int(where.sum()))
+        return out
+    if domain in (SIMPLEX_ROWS, ONE_HOT_ROWS):
+        rows = x.reshape(-1, x.shape[-1]).copy()
+        where = rng.random(rows.shape[0]) < PERTURB_FRACTION
+        fresh = (softmax_rows(rng, (int(where.sum()), x.shape[-1])) if domain == SIMPLEX_ROWS
+                 else np.eye(x.shape[-1], dtype=x.dtype)[rng.integers(0, x.shape[-1], int(where.sum()))])
+        rows[where] = fresh.astype(x.dtype)
+        return rows.reshape(x.shape)
+    raise ValueError(f"unknown input domain '{domain}'")
+
+
 # ---------------------------------------------------------------------------------------------
 # Sizes
 # ---------------------------------------------------------------------------------------------

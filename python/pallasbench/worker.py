@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pallasbench import jaxpr_info, registry
+from pallasbench import tasklib as tl
 
 
 class CommandError(Exception):
@@ -162,7 +163,13 @@ class Worker:
 
         module = registry.load(req["task"])
         shapes = module.SHAPES[req["size"]]
-        inputs = module.make_inputs(np.random.default_rng(req["seed"]), shapes)
+        inputs = list(module.make_inputs(np.random.default_rng(req["seed"]), shapes))
+        if req.get("perturb") is not None:
+            index = int(req["perturb"])
+            if not 0 <= index < len(inputs):
+                raise CommandError("usage_error", f"perturb: no input {index} in '{module.NAME}'")
+            rng = np.random.default_rng([req["seed"], 7919, index])
+            inputs[index] = tl.perturb(rng, inputs[index], module.INPUTS[index].domain)
         out_dir = Path(req["dir"])
         written = []
         for spec, array in zip(module.INPUTS, inputs):
@@ -243,6 +250,7 @@ class Worker:
             "jaxpr": str(closed),
             "stablehlo": lowered.as_text(),
             "pallas_calls": jaxpr_info.pallas_calls(closed),
+            "jaxpr_graph": jaxpr_info.equation_graph(closed),
             "lower_s": t1 - t0,
             "compile_s": t2 - t1,
             "memory": self._memory_analysis(compiled),

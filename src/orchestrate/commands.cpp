@@ -98,7 +98,7 @@ std::filesystem::path records_path(const evaluation_flags& flags) {
 int finish(const run_outcome& outcome) {
   if (outcome.interrupted) return exit_code::interrupted;
   for (const auto& row : outcome.rows)
-    if (row.status != "ok") return row.status == "harness_error" ? exit_code::harness : exit_code::check_failed;
+    if (!row.passed()) return row.status == "harness_error" ? exit_code::harness : exit_code::check_failed;
   return exit_code::ok;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pallasbench/correctness.hpp"
+#include "pallasbench/filters.hpp"
 
 namespace pallasbench {
 namespace {
@@ -19,6 +20,15 @@ task_status status_for(const std::string& kind) {
   if (kind == "compile_error") return task_status::compile_error;
   if (kind == "runtime_error") return task_status::runtime_error;
   return task_status::harness_error;  // task_error, usage_error: the harness or task is at fault
+}
+
+// A filter that could not run is a failed filter with its reason, never a silent pass.
+void mark_filters_not_run(task_result& result) {
+  result.robustness_passed = false;
+  for (const auto& filter : default_filters())
+    if (!result.filters.contains(filter->name()))
+      result.filters[filter->name()] = {{"passed", false}, {"value", nullptr}, {"threshold", nullptr},
+                                        {"reason", fmt::format("not run: status {}", status_name(result.status))}};
 }
 
 }  // namespace
@@ -74,39 +84,76 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   result.jaxpr = reply.value("jaxpr", "");
   result.stablehlo = reply.value("stablehlo", "");
   result.pallas_calls = reply.value("pallas_calls", json::array());
+  result.jaxpr_graph = reply.value("jaxpr_graph", json::array());
   result.lower_s = reply.value("lower_s", 0.0);
   result.compile_s = reply.value("compile_s", 0.0);
   result.memory = reply.value("memory", json::object());
 }
 
-void evaluator::check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate) {
+void evaluator::check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate,
+                            evidence& kept) {
   correctness_report report;
-  json last_inputs;
   std::filesystem::path previous_dir;
   for (std::uint64_t seed = 0; seed < static_cast<std::uint64_t>(m_config.seeds); ++seed) {
     const auto dir = m_scratch.fresh(fmt::format("{}/seed{}", task.name, seed));
-    if (!previous_dir.empty()) std::filesystem::remove_all(previous_dir);  // keep scratch memory to one seed
+    // Mapped arrays outlive their files: keep scratch memory to the seed in flight.
+    if (!previous_dir.empty()) std::filesystem::remove_all(previous_dir);
     previous_dir = dir;
     const auto reference_reply = make_reference(task, seed, dir);
     if (seed == 0) load_candidate(result, task, candidate, reference_reply);
-    // Map the reference output, then unlink it: the candidate's process cannot find it on disk.
-    const auto reference = npy_array::open(reference_reply.at("output").at("path").get<std::string>());
-    std::filesystem::remove(reference.path());
-    m_phase = "run";
-    const auto first_path = dir / "out_first.npy", second_path = dir / "out_second.npy";
-    m_pool.candidate().call({{"cmd", "run"}, {"inputs", input_paths(reference_reply)},
-                             {"outputs", {first_path.string(), second_path.string()}}},
-                            timeout());
-    const auto first = npy_array::open(first_path), second = npy_array::open(second_path);
+    auto [reference, first] = run_candidate(reference_reply, dir / "out_first.npy", dir / "out_second.npy");
+    const auto second = npy_array::open(dir / "out_second.npy");
     report.add(check_seed(seed, first, second, reference, task.tol, task.order_dependent));
     result.seeds.push_back(seed);
-    last_inputs = reference_reply.at("inputs");
+    kept.last_inputs = reference_reply.at("inputs");
+    kept.seeds.push_back({std::move(first), std::move(reference)});
     if (!report.passed()) break;  // a failing seed is enough; more seeds only cost time
   }
   result.correctness = report;
   result.status = report.passed() ? task_status::ok : task_status::incorrect;
   if (!report.passed()) result.failure = failure_info{"check", report.first_failure().value_or("failed"), ""};
-  else if (m_timing.enabled) time_kernel(result, task, last_inputs);
+}
+
+std::pair<npy_array, npy_array> evaluator::run_candidate(const json& reference_reply,
+                                                         const std::filesystem::path& output,
+                                                         const std::filesystem::path& second_output) {
+  // Map the reference output, then unlink it: the candidate's process cannot find it on disk.
+  auto reference = npy_array::open(reference_reply.at("output").at("path").get<std::string>());
+  std::filesystem::remove(reference.path());
+  m_phase = "run";
+  json outputs = {output.string()};
+  if (!second_output.empty()) outputs.push_back(second_output.string());
+  m_pool.candidate().call({{"cmd", "run"}, {"inputs", input_paths(reference_reply)}, {"outputs", outputs}},
+                          timeout());
+  return {std::move(reference), npy_array::open(output)};
+}
+
+void evaluator::check_robustness(task_result& result, const task_info& task, evidence& kept) {
+  filter_inputs in;
+  for (const auto& [output, reference] : kept.seeds) in.seeds.push_back({&output, &reference});
+  // Each input perturbed within its domain on seed 0's inputs, one at a time.
+  std::vector<std::pair<npy_array, npy_array>> perturbed;
+  perturbed.reserve(task.inputs.size());
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto dir = m_scratch.fresh(fmt::format("{}/perturb{}", task.name, i));
+    m_phase = "reference";
+    const auto reply = m_pool.reference().call({{"cmd", "reference"}, {"task", task.name}, {"size", m_config.size},
+                                                {"seed", 0}, {"perturb", i}, {"dir", dir.string()}},
+                                               timeout());
+    auto [reference, output] = run_candidate(reply, dir / "out.npy", {});
+    perturbed.emplace_back(std::move(output), std::move(reference));
+    std::filesystem::remove_all(dir);
+  }
+  for (std::size_t i = 0; i < perturbed.size(); ++i)
+    in.perturbations.push_back({task.inputs[i].name, in.seeds.front(), {&perturbed[i].first, &perturbed[i].second}});
+  in.input_count = task.inputs.size();
+  in.jaxpr_graph = result.jaxpr_graph;
+  in.source = result.candidate.source;
+  in.task_flops = task.flops.contains(m_config.size) ? static_cast<double>(task.flops.at(m_config.size)) : 0.0;
+  in.tol = task.tol;
+  bool all_passed = false;
+  result.filters = run_filters(default_filters(), in, all_passed);
+  result.robustness_passed = all_passed;
 }
 
 void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
@@ -150,7 +197,12 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   m_pool.clear_stderr_tails();
   const auto task_dir = m_scratch.fresh(task.name);
   try {
-    check_seeds(result, task, candidate);
+    evidence kept;
+    check_seeds(result, task, candidate, kept);
+    if (result.status == task_status::ok) {
+      check_robustness(result, task, kept);
+      if (m_timing.enabled) time_kernel(result, task, kept.last_inputs);
+    }
   } catch (const command_failed& e) {
     result.status = status_for(e.kind());
     result.failure = failure_info{m_phase, e.what(), e.traceback()};
@@ -174,6 +226,7 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     result.status = task_status::harness_error;
     result.failure = failure_info{m_phase, e.what(), ""};
   }
+  if (!result.robustness_passed) mark_filters_not_run(result);
   if (result.stderr_tail.empty() && result.status != task_status::ok && m_pool.has_candidate()) {
     // Worker stderr explains most failures (tracebacks, XLA messages): keep its tail.
     result.stderr_tail = m_pool.candidate().stderr_tail();

@@ -66,13 +66,13 @@ json result_json(const task_result& r) {
   if (r.lower_s && r.compile_s) compile_total = *r.lower_s + *r.compile_s;
   return {
       {"correctness_passed", have_correctness ? json(r.status == task_status::ok) : json(false)},
-      // Robustness filters are not implemented yet: null, never a made-up pass.
-      {"robustness_passed", nullptr},
+      // Only measured filters count: false when they could not run (the kernel failed first).
+      {"robustness_passed", r.robustness_passed ? json(*r.robustness_passed) : json(false)},
       {"max_abs_error", have_correctness ? optional_number(r.correctness->max_abs_error()) : json(nullptr)},
       {"max_rel_error", have_correctness ? optional_number(r.correctness->max_rel_error()) : json(nullptr)},
       {"wall_time_seconds", r.timing ? json(r.timing->kernel.median * 1e-6) : json(nullptr)},
       {"jit_compile_time_seconds", optional_number(compile_total)},
-      {"filters", json::object()},
+      {"filters", r.filters},
       {"block_shape", block},
       {"grid_shape", grid},
       {"gpu_memory_used_bytes", gpu_memory_used(r)},

@@ -24,6 +24,7 @@ std::string format_us(const std::optional<double>& us) {
 }
 
 std::string format_error(const std::optional<double>& e) { return e ? fmt::format("{:.2e}", *e) : "-"; }
+std::string format_robust(const std::optional<bool>& r) { return r ? (*r ? "yes" : "no") : "-"; }
 std::string format_ratio(const std::optional<double>& r) { return r ? fmt::format("{:.2f}x", *r) : "-"; }
 
 std::string first_line(const std::string& text, std::size_t limit) {
@@ -44,6 +45,8 @@ summary_row summary_row::from_record(const json& record) {
   row.level = record.value("level", 0);
   row.size = record.value("size", "?");
   row.status = record.value("status", "?");
+  if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
+    row.robust = record[ptr].get<bool>();
   row.max_abs_error = number_at(record, "/result/max_abs_error"_json_pointer);
   row.kernel_us = number_at(record, "/timing/median_us"_json_pointer);
   row.reference_us = number_at(record, "/timing/reference_median_us"_json_pointer);
@@ -55,14 +58,14 @@ summary_row summary_row::from_record(const json& record) {
 void table_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
   std::size_t width = 4;
   for (const auto& r : rows) width = std::max(width, r.task.size());
-  fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", "task", width, "size", "status",
-             "max|err|", "kernel", "xla ref", "ratio", "note");
+  fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", "task", width, "size",
+             "status", "robust", "max|err|", "kernel", "xla ref", "ratio", "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
     ++counts[r.status];
-    fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", r.task, width, r.size, r.status,
-               format_error(r.max_abs_error), format_us(r.kernel_us), format_us(r.reference_us),
-               format_ratio(r.ratio()), first_line(r.message, 80));
+    fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", r.task, width, r.size,
+               r.status, format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+               format_us(r.reference_us), format_ratio(r.ratio()), first_line(r.message, 80));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
@@ -72,11 +75,12 @@ void table_printer::print(std::ostream& out, const std::vector<summary_row>& row
 }
 
 void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
-  fmt::print(out, "| task | level | size | status | max abs error | kernel | XLA reference | ratio (ref/kernel) |\n");
-  fmt::print(out, "|---|---|---|---|---|---|---|---|\n");
+  fmt::print(out, "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |\n");
+  fmt::print(out, "|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.level, r.size, r.status,
-               format_error(r.max_abs_error), format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.ratio()));
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.level, r.size, r.status,
+               format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+               format_us(r.reference_us), format_ratio(r.ratio()));
 }
 
 std::unique_ptr<summary_printer> make_printer(const std::string& format) {
@@ -88,8 +92,8 @@ std::unique_ptr<summary_printer> make_printer(const std::string& format) {
 std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds) {
   std::string detail;
   if (row.status == "ok")
-    detail = fmt::format("max|err| {}  kernel {}  xla {}", format_error(row.max_abs_error), format_us(row.kernel_us),
-                         format_us(row.reference_us));
+    detail = fmt::format("robust {}  max|err| {}  kernel {}  xla {}", format_robust(row.robust),
+                         format_error(row.max_abs_error), format_us(row.kernel_us), format_us(row.reference_us));
   else
     detail = first_line(row.message, 100);
   return fmt::format("[{}/{}] {} ({}) {}  {}  {:.1f} s", index, total, row.task, row.size, row.status, detail, seconds);

@@ -22,7 +22,8 @@ def test_honest_candidate_passes(env):
     assert result.returncode == 0, result.stderr
     assert record["status"] == "ok"
     assert record["result"]["correctness_passed"] is True
-    assert record["result"]["robustness_passed"] is None
+    assert record["result"]["robustness_passed"] is True
+    assert all(f["passed"] for f in record["result"]["filters"].values())
     assert record["seeds"] == [0, 1, 2]
     assert all(s["deterministic"] for s in record["correctness"]["seeds"])
     assert "pallas_call" in record["jaxpr"]
@@ -51,6 +52,7 @@ def test_failing_candidate(env, candidate, status, message):
     assert record["status"] == status
     assert message in record["error"]["message"] or message in (record["stderr_tail"] or "")
     assert record["result"]["correctness_passed"] is False
+    assert record["result"]["robustness_passed"] is False
 
 
 def test_hang_past_timeout(env):

@@ -54,11 +54,14 @@ TEST(Record, HasCardFieldsAndKernelBookColumns) {
     EXPECT_TRUE(j["result"].contains(key)) << key;
 }
 
-TEST(Record, NeverClaimsRobustnessBeforeFiltersExist) {
-  const auto j = to_record(sample_result());
-  EXPECT_TRUE(j["result"]["robustness_passed"].is_null());
-  EXPECT_TRUE(j["result"]["filters"].is_object());
-  EXPECT_TRUE(j["result"]["filters"].empty());
+TEST(Record, RobustnessIsFalseUnlessMeasured) {
+  auto r = sample_result();
+  EXPECT_FALSE(to_record(r)["result"]["robustness_passed"].get<bool>());
+  r.robustness_passed = true;
+  r.filters = {{"output_range", {{"passed", true}}}};
+  const auto j = to_record(r);
+  EXPECT_TRUE(j["result"]["robustness_passed"].get<bool>());
+  EXPECT_TRUE(j["result"]["filters"]["output_range"]["passed"].get<bool>());
 }
 
 TEST(Record, CarriesMeasuredValues) {

@@ -13,7 +13,7 @@ nlohmann::json record(const std::string& name, const std::string& status, double
           {"size", "medium"},
           {"status", status},
           {"error", status == "ok" ? nlohmann::json(nullptr) : nlohmann::json{{"message", "seed 0: 3 of 4 elements"}}},
-          {"result", {{"max_abs_error", 1.5e-7}}},
+          {"result", {{"max_abs_error", 1.5e-7}, {"robustness_passed", status == "ok"}}},
           {"timing", {{"timer", "wall"}, {"median_us", kernel_us}, {"reference_median_us", ref_us}}}};
 }
 
@@ -23,6 +23,14 @@ TEST(Summary, RowFromRecord) {
   EXPECT_EQ(row.timer, "wall");
   ASSERT_TRUE(row.ratio().has_value());
   EXPECT_DOUBLE_EQ(*row.ratio(), 2.0);
+}
+
+TEST(Summary, PassedMeansCorrectAndRobust) {
+  EXPECT_TRUE(summary_row::from_record(record("relu", "ok", 50, 100)).passed());
+  auto not_robust = record("relu", "ok", 50, 100);
+  not_robust["result"]["robustness_passed"] = false;
+  EXPECT_FALSE(summary_row::from_record(not_robust).passed());
+  EXPECT_FALSE(summary_row::from_record(record("relu", "incorrect", 50, 100)).passed());
 }
 
 TEST(Summary, MissingTimingHasNoRatio) {
@@ -43,14 +51,14 @@ TEST(Summary, TableCountsStatuses) {
 TEST(Summary, MarkdownHasHeaderAndRows) {
   std::ostringstream out;
   make_printer("markdown")->print(out, {summary_row::from_record(record("relu", "ok", 50, 100))});
-  EXPECT_NE(out.str().find("| relu | 1 | medium | ok | 1.50e-07 | 50.0 us | 100.0 us | 2.00x |"), std::string::npos)
+  EXPECT_NE(out.str().find("| relu | 1 | medium | ok | yes | 1.50e-07 | 50.0 us | 100.0 us | 2.00x |"), std::string::npos)
       << out.str();
   EXPECT_THROW((void)make_printer("html"), std::invalid_argument);
 }
 
 TEST(Summary, ProgressLine) {
   const auto line = progress_line(3, 38, summary_row::from_record(record("relu", "ok", 50, 100)), 2.25);
-  EXPECT_EQ(line, "[3/38] relu (medium) ok  max|err| 1.50e-07  kernel 50.0 us  xla 100.0 us  2.2 s");
+  EXPECT_EQ(line, "[3/38] relu (medium) ok  robust yes  max|err| 1.50e-07  kernel 50.0 us  xla 100.0 us  2.2 s");
 }
 
 }  // namespace

@@ -1,0 +1,102 @@
+// Robustness filters: does a kernel that passes the tolerance really compute the task?
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/compare.hpp"
+#include "pallasbench/npy.hpp"
+
+namespace pallasbench {
+
+struct filter_result {
+  bool passed = false;
+  double value = 0;
+  double threshold = 0;
+  std::string reason;
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+// The output and reference of one evaluation of the kernel.
+struct output_pair {
+  const npy_array* output;
+  const npy_array* reference;
+};
+
+// The kernel and reference before and after one input was perturbed within its domain.
+struct perturbation {
+  std::string input;
+  output_pair base;
+  output_pair perturbed;
+};
+
+// Everything a filter may look at; a filter whose evidence is missing fails and says so.
+struct filter_inputs {
+  std::vector<output_pair> seeds;
+  std::vector<perturbation> perturbations;
+  std::size_t input_count = 0;
+  nlohmann::json jaxpr_graph;  // equations from the worker (python/pallasbench/jaxpr_info.py)
+  std::string source;          // the candidate file as authored
+  double task_flops = 0;       // the task's FLOP model at this size
+  tolerance tol;
+};
+
+class robustness_filter {
+public:
+  virtual ~robustness_filter() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  [[nodiscard]] virtual filter_result evaluate(const filter_inputs& in) const = 0;
+};
+
+// Named thresholds (each with why in filters.cpp).
+namespace thresholds {
+inline constexpr double min_range_ratio = 0.5;
+inline constexpr double min_std_ratio = 0.5;
+inline constexpr double min_varying_slices = 0.9;
+inline constexpr double max_impact_deviation = 0.25;
+inline constexpr double max_outside_work = 0.01;
+inline constexpr double scalar_setup_elements = 64;
+}  // namespace thresholds
+
+class output_range_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "output_range"; }
+  [[nodiscard]] filter_result evaluate(const filter_inputs& in) const override;
+};
+
+class output_std_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "output_std"; }
+  [[nodiscard]] filter_result evaluate(const filter_inputs& in) const override;
+};
+
+class axes_variation_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "axes_variation"; }
+  [[nodiscard]] filter_result evaluate(const filter_inputs& in) const override;
+};
+
+class input_impact_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "input_impact"; }
+  [[nodiscard]] filter_result evaluate(const filter_inputs& in) const override;
+};
+
+class source_analysis_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "source_analysis"; }
+  [[nodiscard]] filter_result evaluate(const filter_inputs& in) const override;
+};
+
+// The five filters, in record order.
+[[nodiscard]] std::vector<std::unique_ptr<robustness_filter>> default_filters();
+
+// Runs every filter; a filter that throws is a failed filter with the exception as reason.
+[[nodiscard]] nlohmann::json run_filters(const std::vector<std::unique_ptr<robustness_filter>>& filters,
+                                         const filter_inputs& in, bool& all_passed);
+
+}  // namespace pallasbench
