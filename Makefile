@@ -5,7 +5,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 BUILD := build
 JAX_VERSION := 0.10.2
-APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev
 
 .PHONY: all setup deps venv build run test ctest pytest clean
 
