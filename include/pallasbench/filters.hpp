@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,30 @@ struct perturbation {
   output_pair perturbed;
 };
 
+// Range and moments of an array's finite elements.
+struct value_moments {
+  double min = 0, max = 0, sum = 0, sum_sq = 0;
+  std::size_t count = 0, nonfinite = 0;
+  [[nodiscard]] double range() const { return count ? max - min : 0; }
+  [[nodiscard]] double stdev() const;
+};
+
+// Along one axis: how many 1-D slices vary in the reference beyond rounding, and of those,
+// in how many the output varies too.
+struct axis_variation {
+  bool checked = true;  // false: too many slices to keep per-slice extremes in one pass
+  std::size_t reference_varies = 0;
+  std::size_t both_vary = 0;
+};
+
+// One pass over an (output, reference) pair: what the range, std and axes filters read.
+struct pair_profile {
+  value_moments output, reference;
+  std::vector<axis_variation> axes;  // empty when the shapes differ
+};
+
+[[nodiscard]] pair_profile profile_pair(const npy_array& output, const npy_array& reference);
+
 // Everything a filter may look at; a filter whose evidence is missing fails and says so.
 struct filter_inputs {
   std::vector<output_pair> seeds;
@@ -43,6 +68,12 @@ struct filter_inputs {
   std::string source;          // the candidate file as authored
   double task_flops = 0;       // the task's FLOP model at this size
   tolerance tol;
+
+  // profile_pair of a seed's pair, computed once for all filters.
+  [[nodiscard]] const pair_profile& profile(const output_pair& pair) const;
+
+private:
+  mutable std::map<std::pair<const npy_array*, const npy_array*>, pair_profile> m_profiles;
 };
 
 class robustness_filter {

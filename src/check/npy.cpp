@@ -119,7 +119,8 @@ mapped_file::mapped_file(const std::filesystem::path& path) {
   }
   m_size = static_cast<std::size_t>(info.st_size);
   if (m_size > 0) {
-    void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // MAP_POPULATE: fault the pages in one go; every checked array is read whole.
+    void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (data == MAP_FAILED) {
       ::close(fd);
       throw npy_error(fmt::format("{}: cannot map: {}", path.string(), std::strerror(errno)));
