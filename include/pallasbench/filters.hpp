@@ -66,6 +66,7 @@ struct filter_inputs {
   std::size_t input_count = 0;
   nlohmann::json jaxpr_graph;  // equations from the worker (python/pallasbench/jaxpr_info.py)
   std::string source;          // the candidate file as authored
+  std::vector<std::string> task_modules_loaded;  // task files the candidate imported (worker's view)
   double task_flops = 0;       // the task's FLOP model at this size
   tolerance tol;
 

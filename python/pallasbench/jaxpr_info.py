@@ -113,3 +113,13 @@ def equation_graph(closed_jaxpr) -> list[dict]:
 
     walk(closed_jaxpr.jaxpr, False, 1)
     return graph
+
+
+def traced_files(closed_jaxpr) -> set[str]:
+    """Source files of the Python frames that produced the jaxpr's equations."""
+    files = set()
+    for eqn, _ in iter_equations(closed_jaxpr.jaxpr):
+        traceback = getattr(eqn.source_info, "traceback", None)
+        for frame in getattr(traceback, "frames", None) or ():
+            files.add(frame.file_name)
+    return files

@@ -251,10 +251,24 @@ class Worker:
             "stablehlo": lowered.as_text(),
             "pallas_calls": jaxpr_info.pallas_calls(closed),
             "jaxpr_graph": jaxpr_info.equation_graph(closed),
+            "task_modules_loaded": self._task_code_used(req["candidate"], closed),
             "lower_s": t1 - t0,
             "compile_s": t2 - t1,
             "memory": self._memory_analysis(compiled),
         }
+
+    @staticmethod
+    def _task_code_used(spec, closed) -> list[str]:
+        """Task files whose code a user candidate imported or ran while tracing, however it
+        reached them: this worker never imports a task for a user candidate."""
+        if "task" in spec:
+            return []
+        tasks = registry.tasks_dir().resolve()
+        files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+        files |= jaxpr_info.traced_files(closed)
+        used = {str(Path(f).resolve().relative_to(registry.project_root().resolve()))
+                for f in files if f and Path(f).resolve().is_relative_to(tasks)}
+        return sorted(used)
 
     @staticmethod
     def _reference_source(req):

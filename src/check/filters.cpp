@@ -477,7 +477,9 @@ const std::set<std::string> k_forbidden_outside = {"dot_general", "conv_general_
                                                    "scatter-add", "scatter_add", "scatter_mul", "scatter_min",
                                                    "scatter_max", "dynamic_update_slice", "sort", "cumsum",
                                                    "cumprod", "cummax", "cumlogsumexp", "argmax", "argmin",
-                                                   "fft", "custom_call", "custom_linear_solve", "triangular_solve"};
+                                                   "fft", "custom_call", "custom_linear_solve", "triangular_solve",
+                                                   // a cast of data outside the kernel (precision downgrade)
+                                                   "convert_element_type", "reduce_precision"};
 
 double elements(const json& avals) {
   double total = 0;
@@ -546,6 +548,8 @@ filter_result source_analysis_filter::evaluate(const filter_inputs& in) const {
   }
   if (std::regex_search(in.source, harness_import_pattern()))
     problems.push_back("the source imports the harness or the task's reference module");
+  if (!in.task_modules_loaded.empty())
+    problems.push_back(fmt::format("the candidate loaded task file {}", in.task_modules_loaded.front()));
   r.passed = problems.empty();
   const double total = inside + outside;
   const double inside_fraction = total > 0 ? inside / total : 0.0;

@@ -16,6 +16,12 @@ std::vector<std::string> input_paths(const json& reference_reply) {
   return paths;
 }
 
+// The candidate's output cannot match the reference whatever its values.
+class wrong_output : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 task_status status_for(const std::string& kind) {
   if (kind == "compile_error") return task_status::compile_error;
   if (kind == "runtime_error") return task_status::runtime_error;
@@ -85,6 +91,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   result.stablehlo = reply.value("stablehlo", "");
   result.pallas_calls = reply.value("pallas_calls", json::array());
   result.jaxpr_graph = reply.value("jaxpr_graph", json::array());
+  result.task_modules_loaded = reply.value("task_modules_loaded", std::vector<std::string>{});
   result.lower_s = reply.value("lower_s", 0.0);
   result.compile_s = reply.value("compile_s", 0.0);
   result.memory = reply.value("memory", json::object());
@@ -123,8 +130,14 @@ std::pair<npy_array, npy_array> evaluator::run_candidate(const json& reference_r
   m_phase = "run";
   json outputs = {output.string()};
   if (!second_output.empty()) outputs.push_back(second_output.string());
-  m_pool.candidate().call({{"cmd", "run"}, {"inputs", input_paths(reference_reply)}, {"outputs", outputs}},
-                          timeout());
+  const auto reply = m_pool.candidate().call(
+      {{"cmd", "run"}, {"inputs", input_paths(reference_reply)}, {"outputs", outputs}}, timeout());
+  // Checked before reading: a dtype .npy cannot describe (bfloat16 is stored as raw 2-byte
+  // void) must read as the wrong dtype it is, not as a malformed file.
+  const auto produced = reply.at("outputs").at(0).value("dtype", "?");
+  const auto expected = reference_reply.at("output").value("dtype", "?");
+  if (produced != expected)
+    throw wrong_output(fmt::format("dtype {} differs from the reference's {}", produced, expected));
   return {std::move(reference), npy_array::open(output)};
 }
 
@@ -149,6 +162,7 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   in.input_count = task.inputs.size();
   in.jaxpr_graph = result.jaxpr_graph;
   in.source = result.candidate.source;
+  in.task_modules_loaded = result.task_modules_loaded;
   in.task_flops = task.flops.contains(m_config.size) ? static_cast<double>(task.flops.at(m_config.size)) : 0.0;
   in.tol = task.tol;
   bool all_passed = false;
@@ -217,6 +231,9 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     }
     result.failure = failure_info{m_phase, e.what(), ""};
     result.stderr_tail = e.stderr_tail();
+  } catch (const wrong_output& e) {
+    result.status = task_status::incorrect;
+    result.failure = failure_info{m_phase, e.what(), ""};
   } catch (const npy_error& e) {
     result.status = task_status::incorrect;
     result.failure = failure_info{m_phase, fmt::format("output cannot be checked: {}", e.what()), ""};

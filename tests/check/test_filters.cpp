@@ -162,6 +162,23 @@ TEST(SourceAnalysis, ImportingTheHarnessFails) {
   EXPECT_TRUE(source_analysis_filter().evaluate(in).passed);
 }
 
+TEST(SourceAnalysis, CastsOutsideAreAPrecisionDowngrade) {
+  const auto r = source_analysis_filter().evaluate(graph({eqn("convert_element_type", false, {1024, 1024}),
+                                                          eqn("pallas_call", false, {1024, 1024}),
+                                                          eqn("dot_general", true, {64, 64}, 256, 1024)},
+                                                         2.0 * 1024 * 1024 * 1024));
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("'convert_element_type' outside pallas_call"), std::string::npos) << r.reason;
+}
+
+TEST(SourceAnalysis, TaskFileLoadedByTheCandidateFails) {
+  auto in = graph({eqn("pallas_call", false, {4}), eqn("exp", true, {4})});
+  in.task_modules_loaded = {"tasks/level1/layernorm.py"};
+  const auto r = source_analysis_filter().evaluate(in);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.reason.find("tasks/level1/layernorm.py"), std::string::npos) << r.reason;
+}
+
 TEST(RunFilters, MissingEvidenceFailsEveryFilterWithReason) {
   bool all = true;
   const auto out = run_filters(default_filters(), filter_inputs{}, all);
