@@ -133,6 +133,68 @@ def split_for_sum(x):
     return head, x - head
 
 
+# ---------------------------------------------------------------------------------------------
+# Masked edges (inside kernels)
+# ---------------------------------------------------------------------------------------------
+
+
+def edge_mask(shape, row0, rows: int, col0, cols: int):
+    """True where (row0 + i, col0 + j) lies inside a rows x cols array."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
+    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
+    return (r < rows) & (c < cols)
+
+
+def column_tile(ref, col0, width: int):
+    """ref[:, col0:col0 + width] as a ref view (the whole ref when the width is its own)."""
+    from jax.experimental import pallas as pl
+
+    return ref if width == ref.shape[1] else ref.at[:, pl.ds(col0, width)]
+
+
+def load_tile(ref, row0, rows: int, col0, cols: int, width: int, other):
+    """ref[:, col0:col0 + width] of a rows x cols array, lanes outside it read as `other`.
+
+    Pallas's Triton lowering does not mask edge blocks: an overhanging block reads undefined
+    memory. The mask keeps it out of max/sum; blocks that tile the array exactly skip the mask
+    (a static check).
+    """
+    from jax.experimental.pallas import triton as pltriton
+
+    tile = column_tile(ref, col0, width)
+    if rows % ref.shape[0] == 0 and cols % width == 0:
+        return tile[...]
+    mask = edge_mask((ref.shape[0], width), row0, rows, col0, cols)
+    return pltriton.load(tile, mask=mask, other=other)
+
+
+def store_tile(ref, val, row0, rows: int, col0, cols: int):
+    """Stores val at ref[:, col0:col0 + width], leaving lanes outside the array untouched."""
+    from jax.experimental.pallas import triton as pltriton
+
+    br, width = val.shape
+    tile = column_tile(ref, col0, width)
+    if rows % br == 0 and cols % width == 0:
+        tile[...] = val
+    else:
+        pltriton.store(tile, val, mask=edge_mask((br, width), row0, rows, col0, cols))
+
+
+def store_rows(ref, val, row0, rows: int):
+    """Stores a (br,) block of per-row values, leaving rows past the array untouched."""
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental.pallas import triton as pltriton
+
+    if rows % ref.shape[0] == 0:
+        ref[...] = val
+    else:
+        pltriton.store(ref, val, mask=row0 + lax.iota(jnp.int32, ref.shape[0]) < rows)
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 

@@ -158,9 +158,7 @@ class Worker:
         return self.reference_fns[key]
 
     def cmd_reference(self, req):
-        """Fresh inputs for one seed and the reference output at full f32 precision."""
-        import jax
-
+        """Fresh inputs for one seed (one input perturbed when asked) and the reference output."""
         module = registry.load(req["task"])
         shapes = module.SHAPES[req["size"]]
         inputs = list(module.make_inputs(np.random.default_rng(req["seed"]), shapes))

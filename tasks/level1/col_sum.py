@@ -46,20 +46,6 @@ def reference(x):
     return jnp.sum(x, axis=0)
 
 
-def _load_tile(tile, row0, rows, col0, cols):
-    """The tile with lanes outside the rows x cols array read as 0.
-
-    Edge tiles of a Triton kernel would read undefined memory: the mask keeps that memory
-    untouched and out of the sums. Tiles inside the array skip it (static check).
-    """
-    shape = tile.shape
-    if rows % shape[0] == 0 and cols % shape[1] == 0:
-        return tile[...]
-    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
-    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
-    return pltriton.load(tile, mask=(r < rows) & (c < cols), other=0.0)
-
-
 def _store_cols(ref, val, col0, cols):
     width = ref.shape[-1]
     if cols % width == 0:
@@ -73,7 +59,8 @@ def _partial_body(x_ref, head_ref, tail_ref, *, rows, cols):
     """Head and tail column sums of one (tr, bc) tile -> one row of each partial matrix."""
     tr, bc = x_ref.shape
     col0 = pl.program_id(1) * bc
-    head, tail = tl.split_for_sum(_load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols))
+    x = tl.load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols, bc, other=0.0)
+    head, tail = tl.split_for_sum(x)
     _store_cols(head_ref, jnp.sum(head, axis=0, keepdims=True), col0, cols)
     _store_cols(tail_ref, jnp.sum(tail, axis=0, keepdims=True), col0, cols)
 
@@ -85,7 +72,7 @@ def _combine_body(head_ref, tail_ref, o_ref, *, parts, cols, chunk, chunks):
 
     def chunk_sum(ref, k):
         tile = ref if chunk == ref.shape[0] else ref.at[pl.ds(k * chunk, chunk), :]
-        return jnp.sum(_load_tile(tile, k * chunk, parts, col0, cols), axis=0)
+        return jnp.sum(tl.load_tile(tile, k * chunk, parts, col0, cols, bc, other=0.0), axis=0)
 
     def total(ref):
         if chunks == 1:

@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -42,43 +41,6 @@ def reference(x):
     return (x - mean) / jnp.sqrt(var + EPS)
 
 
-def _tile_mask(shape, row0, rows, col0, cols):
-    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
-    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
-    return (r < rows) & (c < cols)
-
-
-def _tile(ref, col0, width):
-    return ref if width == ref.shape[1] else ref.at[:, pl.ds(col0, width)]
-
-
-def _exact(ref, rows, cols, width):
-    """Whether every tile lies inside the array (no mask needed)."""
-    return rows % ref.shape[0] == 0 and cols % width == 0
-
-
-def _load_tile(ref, row0, rows, col0, cols, width):
-    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as 0.
-
-    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
-    untouched and out of the sums.
-    """
-    tile = _tile(ref, col0, width)
-    if _exact(ref, rows, cols, width):
-        return tile[...]
-    mask = _tile_mask((ref.shape[0], width), row0, rows, col0, cols)
-    return pltriton.load(tile, mask=mask, other=0.0)
-
-
-def _store_tile(ref, val, row0, rows, col0, cols):
-    br, width = val.shape
-    tile = _tile(ref, col0, width)
-    if _exact(ref, rows, cols, width):
-        tile[...] = val
-    else:
-        pltriton.store(tile, val, mask=_tile_mask((br, width), row0, rows, col0, cols))
-
-
 def _centred(x, mean, col0, cols):
     """x - mean with padding lanes zeroed, so they stay out of the variance."""
     d = x - mean
@@ -92,11 +54,11 @@ def _layernorm_rows(x_ref, o_ref, *, rows, cols):
     """Whole rows in registers: one read, one write."""
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
-    x = _load_tile(x_ref, row0, rows, 0, cols, bc)
+    x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)
     mean = jnp.sum(x, axis=1, keepdims=True) / cols
     d = _centred(x, mean, 0, cols)
     var = jnp.sum(d * d, axis=1, keepdims=True) / cols
-    _store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
+    tl.store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
 
 
 def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
@@ -106,7 +68,7 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
 
     def stats(t, carry):
         n_a, mean_a, m2_a = carry
-        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
+        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
         n_b = jnp.minimum(width, cols - t * width).astype(jnp.float32)  # >= 1 by construction
         mean_b = jnp.sum(x, axis=1, keepdims=True) / n_b
         d = _centred(x, mean_b, t * width, cols)
@@ -122,8 +84,8 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
     rstd = lax.rsqrt(m2 / cols + EPS)
 
     def write(t, carry):
-        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
-        _store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
+        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
+        tl.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)

@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -38,47 +37,14 @@ def reference(x):
     return jax.nn.log_softmax(x, axis=-1)
 
 
-def _tile_mask(shape, row0, rows, col0, cols):
-    r = row0 + lax.broadcasted_iota(jnp.int32, shape, 0)
-    c = col0 + lax.broadcasted_iota(jnp.int32, shape, 1)
-    return (r < rows) & (c < cols)
-
-
-def _tile(ref, col0, width):
-    return ref if width == ref.shape[1] else ref.at[:, pl.ds(col0, width)]
-
-
-def _load_tile(ref, row0, rows, col0, cols, width):
-    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as -inf.
-
-    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
-    untouched and out of the max and sum. Blocks that tile the array exactly skip it.
-    """
-    br = ref.shape[0]
-    tile = _tile(ref, col0, width)
-    if rows % br == 0 and cols % width == 0:
-        return tile[...]
-    mask = _tile_mask((br, width), row0, rows, col0, cols)
-    return pltriton.load(tile, mask=mask, other=-jnp.inf)
-
-
-def _store_tile(ref, val, row0, rows, col0, cols):
-    br, width = val.shape
-    tile = _tile(ref, col0, width)
-    if rows % br == 0 and cols % width == 0:
-        tile[...] = val
-    else:
-        pltriton.store(tile, val, mask=_tile_mask((br, width), row0, rows, col0, cols))
-
-
 def _log_softmax_rows(x_ref, o_ref, *, rows, cols):
     """Whole rows in registers: one read, one write."""
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
-    x = _load_tile(x_ref, row0, rows, 0, cols, bc)
+    x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=-jnp.inf)
     shifted = x - jnp.max(x, axis=1, keepdims=True)
     lse = jnp.log(jnp.sum(jnp.exp(shifted), axis=1, keepdims=True))
-    _store_tile(o_ref, shifted - lse, row0, rows, 0, cols)
+    tl.store_tile(o_ref, shifted - lse, row0, rows, 0, cols)
 
 
 def _log_softmax_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
@@ -88,7 +54,7 @@ def _log_softmax_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
 
     def stats(t, carry):
         m, s = carry
-        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
+        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
         m_new = jnp.maximum(m, jnp.max(x, axis=1, keepdims=True))
         s = s * jnp.exp(m - m_new) + jnp.sum(jnp.exp(x - m_new), axis=1, keepdims=True)
         return m_new, s
@@ -98,8 +64,8 @@ def _log_softmax_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
     lse = jnp.log(s)
 
     def write(t, carry):
-        x = _load_tile(x_ref, row0, rows, t * width, cols, width)
-        _store_tile(o_ref, (x - m) - lse, row0, rows, t * width, cols)
+        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
+        tl.store_tile(o_ref, (x - m) - lse, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)

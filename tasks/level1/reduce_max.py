@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -37,42 +36,19 @@ def reference(x):
     return jnp.max(x, axis=-1)
 
 
-def _load_tile(ref, row0, rows, col0, cols, width):
-    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as -inf.
-
-    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
-    untouched and out of the max. Blocks that tile the array exactly skip it.
-    """
-    br, block_cols = ref.shape
-    tile = ref if width == block_cols else ref.at[:, pl.ds(col0, width)]
-    if rows % br == 0 and cols % width == 0:
-        return tile[...]
-    r = row0 + lax.broadcasted_iota(jnp.int32, (br, width), 0)
-    c = col0 + lax.broadcasted_iota(jnp.int32, (br, width), 1)
-    return pltriton.load(tile, mask=(r < rows) & (c < cols), other=-jnp.inf)
-
-
-def _store_rows(o_ref, val, row0, rows):
-    br = o_ref.shape[0]
-    if rows % br == 0:
-        o_ref[...] = val
-    else:
-        pltriton.store(o_ref, val, mask=row0 + lax.iota(jnp.int32, br) < rows)
-
-
 def _max_body(x_ref, o_ref, *, rows, cols, width, tiles):
     br = x_ref.shape[0]
     row0 = pl.program_id(0) * br
 
     def tile_max(t):
-        return jnp.max(_load_tile(x_ref, row0, rows, t * width, cols, width), axis=1)
+        return jnp.max(tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf), axis=1)
 
     if tiles == 1:
         best = tile_max(0)
     else:
         best = lax.fori_loop(0, tiles, lambda t, acc: jnp.maximum(acc, tile_max(t)),
                              jnp.full((br,), -jnp.inf, jnp.float32))
-    _store_rows(o_ref, best, row0, rows)
+    tl.store_rows(o_ref, best, row0, rows)
 
 
 def kernel(x):

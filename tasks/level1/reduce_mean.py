@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -41,42 +40,19 @@ def reference(x):
     return jnp.mean(x, axis=-1)
 
 
-def _load_tile(ref, row0, rows, col0, cols, width):
-    """ref[:, col0:col0+width]; lanes outside the rows x cols array read as 0.
-
-    Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
-    untouched and out of the sum. Blocks that tile the array exactly skip it.
-    """
-    br, block_cols = ref.shape
-    tile = ref if width == block_cols else ref.at[:, pl.ds(col0, width)]
-    if rows % br == 0 and cols % width == 0:
-        return tile[...]
-    r = row0 + lax.broadcasted_iota(jnp.int32, (br, width), 0)
-    c = col0 + lax.broadcasted_iota(jnp.int32, (br, width), 1)
-    return pltriton.load(tile, mask=(r < rows) & (c < cols), other=0.0)
-
-
-def _store_rows(o_ref, val, row0, rows):
-    br = o_ref.shape[0]
-    if rows % br == 0:
-        o_ref[...] = val
-    else:
-        pltriton.store(o_ref, val, mask=row0 + lax.iota(jnp.int32, br) < rows)
-
-
 def _mean_body(x_ref, o_ref, *, rows, cols, width, tiles):
     br = x_ref.shape[0]
     row0 = pl.program_id(0) * br
 
     def tile_sum(t):
-        return jnp.sum(_load_tile(x_ref, row0, rows, t * width, cols, width), axis=1)
+        return jnp.sum(tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0), axis=1)
 
     if tiles == 1:
         total = tile_sum(0)
     else:
         total = lax.fori_loop(0, tiles, lambda t, acc: acc + tile_sum(t),
                               jnp.zeros((br,), jnp.float32))
-    _store_rows(o_ref, total / cols, row0, rows)
+    tl.store_rows(o_ref, total / cols, row0, rows)
 
 
 def kernel(x):
