@@ -21,11 +21,13 @@ struct summary_row {
   std::optional<double> kernel_us;     // median
   std::optional<double> reference_us;  // median of the XLA reference
   std::string timer;
+  std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
 
   // Correct and robust: what exit code 0 means.
   [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
-  // reference / kernel: above 1 the kernel is faster.
+  // reference / kernel: above 1 the kernel is faster. None in CPU interpret mode, where the
+  // kernel runs through an interpreter and no speed comparison means anything.
   [[nodiscard]] std::optional<double> ratio() const;
   [[nodiscard]] static summary_row from_record(const nlohmann::json& record);
 };

@@ -35,7 +35,7 @@ std::string first_line(const std::string& text, std::size_t limit) {
 }  // namespace
 
 std::optional<double> summary_row::ratio() const {
-  if (!kernel_us || !reference_us || *kernel_us <= 0) return std::nullopt;
+  if (device == "cpu" || !kernel_us || !reference_us || *kernel_us <= 0) return std::nullopt;
   return *reference_us / *kernel_us;
 }
 
@@ -45,6 +45,7 @@ summary_row summary_row::from_record(const json& record) {
   row.level = record.value("level", 0);
   row.size = record.value("size", "?");
   row.status = record.value("status", "?");
+  if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     row.robust = record[ptr].get<bool>();
   row.max_abs_error = number_at(record, "/result/max_abs_error"_json_pointer);

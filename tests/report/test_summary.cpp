@@ -33,6 +33,14 @@ TEST(Summary, PassedMeansCorrectAndRobust) {
   EXPECT_FALSE(summary_row::from_record(record("relu", "incorrect", 50, 100)).passed());
 }
 
+TEST(Summary, InterpretModeClaimsNoRatio) {
+  auto r = record("relu", "ok", 50, 100);
+  r["config"] = {{"device", "cpu"}};
+  EXPECT_FALSE(summary_row::from_record(r).ratio().has_value());
+  r["config"]["device"] = "gpu";
+  EXPECT_TRUE(summary_row::from_record(r).ratio().has_value());
+}
+
 TEST(Summary, MissingTimingHasNoRatio) {
   auto r = record("relu", "crashed", 0, 0);
   r.erase("timing");
