@@ -26,6 +26,11 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
       ->capture_default_str();
   cmd->add_flag("--resume", flags.resume, "skip tasks already recorded in --out with the same configuration");
   cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
+  cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
+      ->capture_default_str();
+  cmd->add_option("--timing-budget", flags.timing_budget_s,
+                  "seconds of samples per timed series before sampling stops unconverged (default 5 on the GPU, "
+                  "0.5 on the CPU)");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "pallasbench/npy.hpp"
 #include "pallasbench/paths.hpp"
+#include "pallasbench/stopping.hpp"
 #include "pallasbench/record.hpp"
 #include "pallasbench/worker.hpp"
 
@@ -42,10 +43,8 @@ struct candidate_spec {
 struct timing_options {
   bool enabled = true;
   int warmup = 3;
-  int min_samples = 10;
-  double min_seconds = 0.2;
-  int max_samples = 2000;
-  double max_seconds = 5.0;
+  stdrel_options stopping;  // applied to the kernel and to the XLA reference alike
+  double batch_seconds = 0.05;  // samples asked of a worker at once, in time
 };
 
 class evaluator {

@@ -44,9 +44,15 @@ struct run_config {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
+struct timed_series {
+  sample_summary summary;
+  bool converged = false;
+  std::string stopping;  // the stopping rule's final state
+};
+
 struct wall_timing {
-  sample_summary kernel;
-  std::optional<sample_summary> reference;
+  timed_series kernel;
+  std::optional<timed_series> reference;
   std::string reference_precision;
 };
 

@@ -74,15 +74,21 @@ std::vector<task_info> select(const std::vector<task_info>& all, const selection
 void validate(const evaluation_flags& flags) {
   if (flags.seeds < 3) throw usage_error(fmt::format("--seeds {}: at least 3 seeds are required", flags.seeds));
   if (flags.timeout_s <= 0) throw usage_error(fmt::format("--timeout {}: must be positive", flags.timeout_s));
+  if (flags.max_noise <= 0) throw usage_error(fmt::format("--max-noise {}: must be positive", flags.max_noise));
+  if (flags.timing_budget_s && *flags.timing_budget_s <= 0)
+    throw usage_error(fmt::format("--timing-budget {}: must be positive", *flags.timing_budget_s));
 }
 
 run_config make_config(const evaluation_flags& flags, const std::string& device) {
   return run_config{flags.size, device, flags.seeds, flags.timeout_s};
 }
 
-timing_options make_timing(const evaluation_flags& flags) {
+timing_options make_timing(const evaluation_flags& flags, const std::string& device) {
   timing_options timing;
   timing.enabled = flags.timing;
+  timing.stopping.max_noise = flags.max_noise;
+  // Interpret-mode wall times mean little and never settle: a short budget keeps CPU runs quick.
+  timing.stopping.budget_s = flags.timing_budget_s.value_or(device == "gpu" ? 5.0 : 0.5);
   return timing;
 }
 
@@ -135,7 +141,7 @@ int run_command(const run_options& options) {
   record_writer writer(path);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags), s.environment, s.project_sha, utc_timestamp());
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
@@ -165,7 +171,7 @@ int eval_command(const eval_options& options) {
   }
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags), s.environment, s.project_sha, utc_timestamp());
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
   const candidate_spec spec{"user", candidate_path, s.candidate_sha256.value(candidate_path, "")};
   runner r(eval, writer.get(), done, std::cerr);
   const auto outcome = r.run(tasks, [&](const task_info&) { return spec; }, config);

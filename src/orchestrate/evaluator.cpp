@@ -1,5 +1,7 @@
 #include "pallasbench/evaluator.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pallasbench/correctness.hpp"
@@ -173,28 +175,47 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
 void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
   std::vector<std::string> paths;
   for (const auto& in : inputs) paths.push_back(in.at("path").get<std::string>());
-  const json request = {{"inputs", paths},
-                        {"warmup", m_timing.warmup},
-                        {"min_samples", m_timing.min_samples},
-                        {"min_seconds", m_timing.min_seconds},
-                        {"max_samples", m_timing.max_samples},
-                        {"max_seconds", m_timing.max_seconds}};
-  m_phase = "time";
-  auto kernel_request = request;
-  kernel_request["cmd"] = "time";
-  const auto kernel = m_pool.candidate().call(kernel_request, timeout());
-  wall_timing timing{summarize(kernel.at("samples_us").get<std::vector<double>>()), std::nullopt, ""};
-  if (kernel.contains("peak_bytes") && kernel["peak_bytes"].is_number()) result.peak_bytes = kernel["peak_bytes"];
   // The speed baseline runs at the kernel's precision class: XLA's default (TF32 allowed) when
   // the kernel uses TF32, full f32 otherwise.
-  timing.reference_precision = task.uses_tf32 ? "default" : "highest";
-  m_phase = "time_reference";
-  auto reference_request = request;
-  reference_request["cmd"] = "time_reference";
-  reference_request["task"] = task.name;
-  reference_request["precision"] = timing.reference_precision;
-  timing.reference = summarize(m_pool.reference().call(reference_request, timeout()).at("samples_us").get<std::vector<double>>());
-  result.timing = timing;
+  const std::string precision = task.uses_tf32 ? "default" : "highest";
+  struct side {
+    worker& process;
+    json request;
+    stdrel_criterion rule;
+    std::string phase;
+    bool warm = false;
+  };
+  side kernel{m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, stdrel_criterion(m_timing.stopping), "time"};
+  side reference{m_pool.reference(),
+                 {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
+                 stdrel_criterion(m_timing.stopping), "time_reference"};
+  // Alternate batches of kernel and reference samples, so drift hits both; the stopping rule
+  // (C++) decides when each has enough.
+  while (!kernel.rule.finished() || !reference.rule.finished()) {
+    for (side* s : {&kernel, &reference}) {
+      if (s->rule.finished()) continue;
+      const auto& so_far = s->rule.samples();
+      const double typical_us = so_far.empty() ? 0 : summarize(so_far).median;
+      const int batch = typical_us > 0 ? std::clamp(static_cast<int>(m_timing.batch_seconds * 1e6 / typical_us), 1, 1000)
+                                       : m_timing.stopping.min_samples > 0 ? static_cast<int>(m_timing.stopping.min_samples) : 1;
+      auto request = s->request;
+      request["warmup"] = s->warm ? 0 : m_timing.warmup;
+      request["min_samples"] = batch;
+      request["max_samples"] = batch;
+      request["min_seconds"] = 0;
+      request["max_seconds"] = m_timing.stopping.budget_s;
+      m_phase = s->phase;
+      const auto reply = s->process.call(request, timeout());
+      s->warm = true;
+      for (const double us : reply.at("samples_us")) s->rule.add(us);
+      if (s == &kernel && reply.contains("peak_bytes") && reply["peak_bytes"].is_number())
+        result.peak_bytes = reply["peak_bytes"];
+    }
+  }
+  auto series = [](const side& s) {
+    return timed_series{summarize(s.rule.samples()), s.rule.converged(), s.rule.state()};
+  };
+  result.timing = wall_timing{series(kernel), series(reference), precision};
 }
 
 task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {

@@ -15,23 +15,26 @@ json optional_number(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
 }
 
-json summary_json(const sample_summary& s) {
-  return {{"samples", s.count}, {"median_us", s.median}, {"min_us", s.min}, {"max_us", s.max},
-          {"mean_us", s.mean},  {"stdev_us", s.stdev},   {"q1_us", s.q1},   {"q3_us", s.q3},
-          {"iqr_us", s.iqr()},  {"noise", s.noise()}};
+json series_json(const timed_series& t) {
+  const auto& s = t.summary;
+  return {{"samples", s.count},       {"median_us", s.median},
+          {"min_us", s.min},          {"max_us", s.max},
+          {"mean_us", s.mean},        {"stdev_us", s.stdev},
+          {"q1_us", s.q1},            {"q3_us", s.q3},
+          {"iqr_us", s.iqr()},        {"ci95_us", {s.median_ci95_lo, s.median_ci95_hi}},
+          {"noise", s.noise()},       {"converged", t.converged},
+          {"stopping", t.stopping}};
 }
 
 json timing_json(const task_result& r) {
   if (!r.timing) return nullptr;
-  json t = summary_json(r.timing->kernel);
+  json t = series_json(r.timing->kernel);
   t["timer"] = "wall";
-  t["method"] = "median of warm calls, each ended by block_until_ready (host wall clock)";
-  if (r.timing->reference) {
-    t["reference_median_us"] = r.timing->reference->median;
-    t["reference_precision"] = r.timing->reference_precision;
-  } else {
-    t["reference_median_us"] = nullptr;
-  }
+  t["method"] = "median of warm calls, each ended by block_until_ready (host wall clock); kernel and XLA "
+                "reference sampled in alternating batches until the noise rule or the budget stops them";
+  t["reference"] = r.timing->reference ? series_json(*r.timing->reference) : json(nullptr);
+  t["reference_median_us"] = r.timing->reference ? json(r.timing->reference->summary.median) : json(nullptr);
+  t["reference_precision"] = r.timing->reference_precision;
   // A wall-clock ratio is dispatch-dominated for small kernels and meaningless in interpret mode:
   // the device-timed speedup comes with the CUPTI timer.
   t["speedup"] = nullptr;
@@ -70,7 +73,7 @@ json result_json(const task_result& r) {
       {"robustness_passed", r.robustness_passed ? json(*r.robustness_passed) : json(false)},
       {"max_abs_error", have_correctness ? optional_number(r.correctness->max_abs_error()) : json(nullptr)},
       {"max_rel_error", have_correctness ? optional_number(r.correctness->max_rel_error()) : json(nullptr)},
-      {"wall_time_seconds", r.timing ? json(r.timing->kernel.median * 1e-6) : json(nullptr)},
+      {"wall_time_seconds", r.timing ? json(r.timing->kernel.summary.median * 1e-6) : json(nullptr)},
       {"jit_compile_time_seconds", optional_number(compile_total)},
       {"filters", r.filters},
       {"block_shape", block},

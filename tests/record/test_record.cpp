@@ -37,7 +37,8 @@ task_result sample_result() {
   r.compile_s = 0.25;
   r.pallas_calls = {{{"grid", {64, 1}}, {"block_shapes", {{8, 512}, {8, 512}}}}};
   r.correctness = correctness_report{};
-  r.timing = wall_timing{summarize(std::vector<double>{10, 12, 11}), summarize(std::vector<double>{5, 6, 7}), "highest"};
+  r.timing = wall_timing{timed_series{summarize(std::vector<double>{10, 12, 11}), true, "converged"},
+                         timed_series{summarize(std::vector<double>{5, 6, 7}), false, "budget spent"}, "highest"};
   return r;
 }
 
@@ -72,6 +73,9 @@ TEST(Record, CarriesMeasuredValues) {
   EXPECT_EQ(j["timing"]["timer"], "wall");
   EXPECT_DOUBLE_EQ(j["timing"]["reference_median_us"].get<double>(), 6);
   EXPECT_TRUE(j["timing"]["speedup"].is_null());
+  EXPECT_TRUE(j["timing"]["converged"].get<bool>());
+  EXPECT_FALSE(j["timing"]["reference"]["converged"].get<bool>());
+  EXPECT_EQ(j["timing"]["ci95_us"], nlohmann::json({10, 12}));
   EXPECT_EQ(j["result"]["grid_shape"], nlohmann::json({64, 1}));
   EXPECT_EQ(j["seeds"], nlohmann::json({0, 1, 2}));
   EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json({512, 512}));

@@ -1,0 +1,77 @@
+#include "pallasbench/stopping.hpp"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace pallasbench {
+namespace {
+
+TEST(Stdrel, QuietStreamConvergesAfterMinimums) {
+  stdrel_criterion c({10, 0.25, 0.005, 5.0});
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(50'000.0 + static_cast<double>(added % 3));  // 50 ms, noise ~0.002%
+    ++added;
+  }
+  EXPECT_TRUE(c.converged());
+  EXPECT_EQ(added, 10u);  // the sample minimum binds (10 x 50 ms covers 0.25 s)
+  EXPECT_NE(c.state().find("converged"), std::string::npos);
+}
+
+TEST(Stdrel, MinimumTimeBindsForShortSamples) {
+  stdrel_criterion c({10, 0.25, 0.005, 5.0});
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(10.0);  // 10 us: 25'000 samples make 0.25 s
+    ++added;
+  }
+  EXPECT_TRUE(c.converged());
+  EXPECT_EQ(added, 25'000u);
+}
+
+TEST(Stdrel, NoisyStreamNeverConvergesAndStopsAtBudget) {
+  stdrel_criterion c({10, 0.25, 0.005, 1.0});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> wide(500.0, 1500.0);  // noise ~29%
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(wide(rng));
+    ++added;
+  }
+  EXPECT_FALSE(c.converged());
+  EXPECT_NEAR(static_cast<double>(added), 1000.0, 60.0);  // ~1 s of 1 ms samples
+  EXPECT_NE(c.state().find("budget of 1.00 s spent"), std::string::npos) << c.state();
+}
+
+TEST(Stdrel, SettlingStreamConvergesOnceNoiseFalls) {
+  // A noisy warm phase, then steady samples: convergence waits for the mixture to settle.
+  stdrel_criterion c({10, 0.0, 0.005, 100.0});
+  for (int i = 0; i < 10; ++i) c.add(i % 2 ? 120.0 : 80.0);
+  EXPECT_FALSE(c.finished());
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(100.0);
+    ++added;
+  }
+  EXPECT_TRUE(c.converged());
+  EXPECT_GT(added, 100u);
+  EXPECT_LE(c.noise(), 0.005);
+}
+
+TEST(Statistics, MedianIntervalCoversTheMedian) {
+  std::vector<double> samples;
+  for (int i = 1; i <= 100; ++i) samples.push_back(i);
+  const auto s = summarize(samples);
+  EXPECT_LT(s.median_ci95_lo, s.median);
+  EXPECT_GT(s.median_ci95_hi, s.median);
+  EXPECT_DOUBLE_EQ(s.median_ci95_lo, 40);  // ranks 50 -+ 9.8 -> 40 and 60
+  EXPECT_DOUBLE_EQ(s.median_ci95_hi, 60);
+  const std::vector<double> few{3, 1, 2};
+  const auto t = summarize(few);
+  EXPECT_DOUBLE_EQ(t.median_ci95_lo, 1);
+  EXPECT_DOUBLE_EQ(t.median_ci95_hi, 3);
+}
+
+}  // namespace
+}  // namespace pallasbench
