@@ -28,7 +28,8 @@ $(VENV)/.installed: python/requirements.txt
 	$(VPY) -m pip install -q -r python/requirements.txt
 	touch $@
 
-build: deps
+# After the venv: the CUPTI timer library builds against the CUDA headers pip put there.
+build: deps venv
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD)
 
