@@ -116,7 +116,8 @@ def _save(path: str, array) -> dict:
 
 
 def _load_inputs(paths: list[str]) -> list[np.ndarray]:
-    return [np.load(p, allow_pickle=False) for p in paths]
+    # Memory-mapped: device_put reads the file once, with no host copy in between.
+    return [np.load(p, allow_pickle=False, mmap_mode="r") for p in paths]
 
 
 class Worker:
@@ -125,6 +126,7 @@ class Worker:
         self.candidate = None
         self.reference_fns: dict = {}
         self._timing_key, self._timing_inputs = None, None
+        self._inputs_key, self._inputs = None, ()
 
     # -- reference side ------------------------------------------------------------------------
 
@@ -145,6 +147,16 @@ class Worker:
         return {"tasks": tasks, "errors": errors, "candidate_sha256": candidates,
                 "git_sha": _git_sha(registry.project_root())}
 
+    def _base_inputs(self, module, size: str, seed: int) -> tuple:
+        """make_inputs for (task, size, seed); the last set is kept, since the input-impact
+        filter perturbs seed 0's inputs one input at a time (LARGE inputs take seconds)."""
+        key = (module.NAME, size, seed)
+        if self._inputs_key != key:
+            self._inputs_key = None  # never keep a set paired with the wrong key
+            self._inputs = tuple(module.make_inputs(np.random.default_rng(seed), module.SHAPES[size]))
+            self._inputs_key = key
+        return self._inputs
+
     def _reference_fn(self, module, precision: str):
         import jax
 
@@ -163,7 +175,7 @@ class Worker:
         self._drop_timing_inputs()
         module = registry.load(req["task"])
         shapes = module.SHAPES[req["size"]]
-        inputs = list(module.make_inputs(np.random.default_rng(req["seed"]), shapes))
+        inputs = list(self._base_inputs(module, req["size"], req["seed"]))
         if req.get("perturb") is not None:
             index = int(req["perturb"])
             if not 0 <= index < len(inputs):
