@@ -35,7 +35,14 @@ def make_inputs(rng, shapes):
 
 
 def reference(a, b):
-    return jnp.sum(a[:, None, :] != b[None, :, :], axis=-1, dtype=jnp.int32)
+    # Matches counted as one-hot dot products: exact in f32 (integer sums of 0/1 below 2^24) and
+    # what XLA runs well. The literal broadcast a[:, None, :] != b[None, :, :] builds an
+    # N x M x L array (4.3e9 elements at LARGE) and did not finish within 200 s on the H200.
+    length = a.shape[1]
+    a_hot = jax.nn.one_hot(a, 4, dtype=jnp.float32).reshape(a.shape[0], length * 4)
+    b_hot = jax.nn.one_hot(b, 4, dtype=jnp.float32).reshape(b.shape[0], length * 4)
+    matches = jnp.dot(a_hot, b_hot.T, precision=jax.lax.Precision.HIGHEST)
+    return length - matches.astype(jnp.int32)
 
 
 def _pack_body(x_ref, o_ref):
