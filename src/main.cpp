@@ -29,7 +29,7 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
       ->capture_default_str();
   cmd->add_option("--timing-budget", flags.timing_budget_s,
-                  "seconds of samples per timed series before sampling stops unconverged (default 5 on the GPU, "
+                  "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");
 }
 

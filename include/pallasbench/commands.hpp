@@ -37,7 +37,7 @@ struct evaluation_flags {
   bool resume = false;
   bool timing = true;
   double max_noise = 0.005;                // relative noise (stdev / mean) that ends sampling
-  std::optional<double> timing_budget_s;  // per series; default 5 s on the GPU, 0.5 s on the CPU
+  std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU
 };
 
 struct list_options {

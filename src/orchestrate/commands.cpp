@@ -88,7 +88,7 @@ timing_options make_timing(const evaluation_flags& flags, const std::string& dev
   timing.enabled = flags.timing;
   timing.stopping.max_noise = flags.max_noise;
   // Interpret-mode wall times mean little and never settle: a short budget keeps CPU runs quick.
-  timing.stopping.budget_s = flags.timing_budget_s.value_or(device == "gpu" ? 5.0 : 0.5);
+  timing.stopping.budget_s = flags.timing_budget_s.value_or(device == "gpu" ? 2.0 : 0.5);
   return timing;
 }
 
