@@ -61,6 +61,17 @@ int main(int argc, char** argv) {
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 
+  pallasbench::artifacts_options artifacts;
+  auto* artifacts_cmd = app.add_subcommand("artifacts", "a task kernel's jaxpr as a graph (JSON, or Graphviz with --dot)");
+  artifacts_cmd->add_option("task", artifacts.task, "task name")->required();
+  artifacts_cmd->add_option("--size", artifacts.size, "problem size")
+      ->check(CLI::IsMember({"small", "medium", "large"}))
+      ->capture_default_str();
+  artifacts_cmd->add_option("--device", artifacts.device, "auto, gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  artifacts_cmd->add_option("--dot", artifacts.dot, "write Graphviz DOT to this file ('-': stdout)");
+
   pallasbench::report_options report;
   auto* report_cmd = app.add_subcommand("report", "summarise records.jsonl files (a later file's record replaces "
                                                   "an earlier one of the same task and size)");
@@ -78,6 +89,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return pallasbench::run_command(run);
     if (*eval_cmd) return pallasbench::eval_command(eval);
     if (*report_cmd) return pallasbench::report_command(report);
+    if (*artifacts_cmd) return pallasbench::artifacts_command(artifacts);
   } catch (const pallasbench::usage_error& e) {
     fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
     return pallasbench::exit_code::usage;

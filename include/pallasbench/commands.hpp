@@ -63,7 +63,15 @@ struct report_options {
   std::string format = "table";
 };
 
+struct artifacts_options {
+  std::string task;
+  std::string size = "small";
+  std::string device = "auto";
+  std::string dot;  // write Graphviz here ("-" for stdout); empty: print the DAG as JSON
+};
+
 int list_command(const list_options& options);
+int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);
 int report_command(const report_options& options);

@@ -70,6 +70,7 @@ struct task_result {
   std::string jaxpr, stablehlo;
   nlohmann::json pallas_calls = nlohmann::json::array();
   nlohmann::json jaxpr_graph = nlohmann::json::array();  // equations, for source analysis
+  nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
   std::vector<std::string> task_modules_loaded;           // task files a user candidate imported
   nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
   std::optional<bool> robustness_passed;

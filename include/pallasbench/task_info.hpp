@@ -31,6 +31,7 @@ struct task_info {
   bool uses_tf32 = false;
   bool order_dependent = false;
   bool reference_float64 = false;  // correctness reference computed in float64
+  std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size
 

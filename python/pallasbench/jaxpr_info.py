@@ -123,3 +123,63 @@ def traced_files(closed_jaxpr) -> set[str]:
         for frame in getattr(traceback, "frames", None) or ():
             files.add(frame.file_name)
     return files
+
+
+def _short_params(eqn) -> str:
+    """A one-line summary of an equation's parameters (jaxprs and long values left out)."""
+    parts = []
+    for key, value in eqn.params.items():
+        if any(True for _ in _sub_jaxprs(value)) or key in ("grid_mapping", "jaxpr", "out_avals"):
+            continue
+        text = str(value)
+        if len(text) <= 40:
+            parts.append(f"{key}={text}")
+    return ", ".join(parts)
+
+
+def dag(closed_jaxpr) -> dict:
+    """The jaxpr as a graph: every equation a node, value flow as edges.
+
+    Nodes carry id, primitive, short params, output shapes/dtypes, whether they sit inside a
+    pallas_call body and the id of the equation whose body holds them (`parent`); pallas_call
+    nodes also carry their grid and block shapes. Values entering a nested jit body flow from
+    their outer producers; a pallas_call body's refs are its own (its operands flow into the
+    pallas_call node). The kernel's inputs and outputs are nodes of primitive "input" and
+    "output".
+    """
+    nodes, edges = [], []
+
+    def add(primitive, outputs, inside, parent, **extra):
+        nodes.append({"id": len(nodes), "primitive": primitive, "params": "", "outputs": outputs,
+                      "inside_pallas": inside, "parent": parent, **extra})
+        return len(nodes) - 1
+
+    def walk(jaxpr, producers, inside, parent):
+        for eqn in jaxpr.eqns:
+            extra = {"params": _short_params(eqn)}
+            is_pallas = eqn.primitive.name in PALLAS_PRIMITIVES
+            if is_pallas:
+                mapping = eqn.params.get("grid_mapping")
+                extra["grid"] = [int(g) for g in getattr(mapping, "grid", ())]
+                extra["block_shapes"] = [[_block_dim(d) for d in bm.block_shape]
+                                         for bm in getattr(mapping, "block_mappings", ())]
+            node = add(eqn.primitive.name, _avals(eqn.outvars), inside, parent, **extra)
+            sources = [producers.get(id(v)) for v in eqn.invars if hasattr(v, "aval")]
+            edges.extend({"from": s, "to": node} for s in sources if s is not None)
+            for value in eqn.params.values():
+                for sub in _sub_jaxprs(value):
+                    # jit-like bodies take the equation's operands; pallas bodies take refs.
+                    inner = {} if is_pallas else {id(v): s for v, s in zip(sub.invars, sources)}
+                    walk(sub, inner, inside or is_pallas, node)
+            for v in eqn.outvars:
+                producers[id(v)] = node
+
+    producers = {}
+    for v in closed_jaxpr.jaxpr.invars:
+        producers[id(v)] = add("input", _avals([v]), False, None)
+    walk(closed_jaxpr.jaxpr, producers, False, None)
+    for v in closed_jaxpr.jaxpr.outvars:
+        node = add("output", _avals([v]), False, None)
+        if producers.get(id(v)) is not None:
+            edges.append({"from": producers[id(v)], "to": node})
+    return {"nodes": nodes, "edges": edges}

@@ -97,6 +97,14 @@ def load(name: str) -> ModuleType:
     return module
 
 
+def _input_dtypes(module: ModuleType) -> dict:
+    """Input dtypes, read off SMALL inputs (make_inputs fixes them for every size)."""
+    import numpy as np
+
+    inputs = module.make_inputs(np.random.default_rng(0), module.SHAPES["small"])
+    return {spec.name: np.asarray(x).dtype.name for spec, x in zip(module.INPUTS, inputs)}
+
+
 def describe(module: ModuleType) -> dict:
     """Everything the orchestrator needs to know about a task, as JSON-able data."""
     return {
@@ -110,6 +118,7 @@ def describe(module: ModuleType) -> dict:
         "uses_tf32": module.USES_TF32,
         "order_dependent": module.ORDER_DEPENDENT,
         "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
+        "dtypes": _input_dtypes(module),
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in tl.SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in tl.SIZE_NAMES},
     }

@@ -264,6 +264,7 @@ class Worker:
             "stablehlo": lowered.as_text(),
             "pallas_calls": jaxpr_info.pallas_calls(closed),
             "jaxpr_graph": jaxpr_info.equation_graph(closed),
+            "jaxpr_dag": jaxpr_info.dag(closed),
             "task_modules_loaded": self._task_code_used(req["candidate"], closed),
             "lower_s": t1 - t0,
             "compile_s": t2 - t1,

@@ -10,6 +10,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "pallasbench/artifacts.hpp"
 #include "pallasbench/evaluator.hpp"
 #include "pallasbench/filter.hpp"
 #include "pallasbench/interrupt.hpp"
@@ -178,6 +179,35 @@ int eval_command(const eval_options& options) {
   if (options.json && !outcome.records.empty()) fmt::print("{}\n", outcome.records.front().dump());
   else if (!options.json) table_printer().print(std::cerr, outcome.rows);
   return finish(outcome);
+}
+
+int artifacts_command(const artifacts_options& options) {
+  auto s = open_session(options.device, {});
+  const auto task = select(s.tasks, {{options.task}, std::nullopt, ""}).front();
+  json specs = json::array();
+  for (const auto& in : task.inputs) {
+    if (!task.dtypes.contains(in.name))
+      throw std::runtime_error(fmt::format("task '{}': no dtype for input {}", task.name, in.name));
+    specs.push_back({{"shape", task.shapes.at(options.size).at(in.name)}, {"dtype", task.dtypes.at(in.name)}});
+  }
+  const auto reply = s.pool->candidate().call(
+      {{"cmd", "load"}, {"candidate", {{"task", task.name}}}, {"inputs", specs}, {"task_name", task.name}},
+      std::chrono::seconds(600));
+  const auto& dag = reply.at("jaxpr_dag");
+  if (options.dot.empty()) {
+    fmt::print("{}\n", dag.dump(2));
+    return exit_code::ok;
+  }
+  const auto dot = jaxpr_dot(dag, fmt::format("{} ({}, {})", task.name, options.size, s.device));
+  if (options.dot == "-") {
+    fmt::print("{}", dot);
+    return exit_code::ok;
+  }
+  std::ofstream out(options.dot);
+  out << dot;
+  if (!out) throw usage_error(fmt::format("cannot write {}", options.dot));
+  fmt::print(std::cerr, "wrote {} ({} nodes)\n", options.dot, dag.at("nodes").size());
+  return exit_code::ok;
 }
 
 int report_command(const report_options& options) {

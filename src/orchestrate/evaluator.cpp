@@ -93,6 +93,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   result.stablehlo = reply.value("stablehlo", "");
   result.pallas_calls = reply.value("pallas_calls", json::array());
   result.jaxpr_graph = reply.value("jaxpr_graph", json::array());
+  result.jaxpr_dag = reply.value("jaxpr_dag", json(nullptr));
   result.task_modules_loaded = reply.value("task_modules_loaded", std::vector<std::string>{});
   result.lower_s = reply.value("lower_s", 0.0);
   result.compile_s = reply.value("compile_s", 0.0);

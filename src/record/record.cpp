@@ -182,6 +182,7 @@ json to_record(const task_result& r) {
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},
       {"environment", r.environment},
       {"pallas_calls", r.pallas_calls},
+      {"artifacts", {{"jaxpr_dag", r.jaxpr_dag.is_null() ? json(nullptr) : r.jaxpr_dag}}},
       {"compile", {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}}},
       {"memory", memory_json(r)},
       {"timing", timing_json(r)},

@@ -20,6 +20,7 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.uses_tf32 = j.value("uses_tf32", false);
   t.order_dependent = j.value("order_dependent", false);
   t.reference_float64 = j.value("reference_float64", false);
+  t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
   return t;

@@ -34,6 +34,7 @@ def test_run_writes_records_and_summary(env, tmp_path):
         assert r["compile"]["lower_s"] > 0 and r["compile"]["compile_s"] > 0
         assert r["environment"]["jax"] and r["environment"]["backend"] == "cpu"
         assert r["stablehlo"].startswith("module")
+        assert any(n["primitive"] == "pallas_call" for n in r["artifacts"]["jaxpr_dag"]["nodes"])
     assert "2 tasks: 2 ok" in result.stdout
     assert "[2/2]" in result.stdout
 
@@ -97,3 +98,21 @@ def test_suite_level_passes_on_cpu(env, tmp_path, level):
     assert not failed, failed
     assert len(records) == EXPECTED_TASKS[level]
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_artifacts_graph_and_dot(env, tmp_path):
+    result = run_cli(env, "artifacts", "softmax", "--device", "cpu")
+    assert result.returncode == 0, result.stderr
+    dag = json.loads(result.stdout)
+    kernels = [n for n in dag["nodes"] if n["primitive"] == "pallas_call"]
+    assert kernels and kernels[0]["grid"] == [8] and kernels[0]["block_shapes"] == [[32, 256], [32, 256]]
+    body = [n for n in dag["nodes"] if n["parent"] == kernels[0]["id"]]
+    assert body and all(n["inside_pallas"] for n in body)
+    assert any(e["to"] == kernels[0]["id"] for e in dag["edges"])
+    dot_file = tmp_path / "softmax.dot"
+    drawn = run_cli(env, "artifacts", "softmax", "--device", "cpu", "--dot", dot_file)
+    assert drawn.returncode == 0, drawn.stderr
+    dot = dot_file.read_text()
+    assert dot.startswith("digraph jaxpr {") and f"subgraph cluster_{kernels[0]['id']}" in dot
+    unknown = run_cli(env, "artifacts", "nope", "--device", "cpu")
+    assert unknown.returncode == 2 and "unknown task nope" in unknown.stderr
