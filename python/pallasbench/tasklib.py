@@ -183,6 +183,17 @@ def store_tile(ref, val, row0, rows: int, col0, cols: int):
         pltriton.store(tile, val, mask=edge_mask((br, width), row0, rows, col0, cols))
 
 
+def load_rows(ref, row0, rows: int, other):
+    """A (br,) block of per-row values, rows past the array read as `other`."""
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental.pallas import triton as pltriton
+
+    if rows % ref.shape[0] == 0:
+        return ref[...]
+    return pltriton.load(ref, mask=row0 + lax.iota(jnp.int32, ref.shape[0]) < rows, other=other)
+
+
 def store_rows(ref, val, row0, rows: int):
     """Stores a (br,) block of per-row values, leaving rows past the array untouched."""
     import jax.numpy as jnp

@@ -9,9 +9,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
-from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -38,37 +36,12 @@ def reference(x, y):
     return dot / (norms + EPS)
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _edge_masks(shape, rows, cols):
-    """(block mask, row mask) of this program's (br, bc) block, or None where the grid tiles the
-    array exactly. Triton does not clip edge blocks: their loads and stores must be masked."""
-    br, bc = shape
-    row = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br,), 0)
-    row_mask = None if rows % br == 0 else row < rows
-    if row_mask is None and cols == bc:
-        return None, None
-    col = lax.broadcasted_iota(jnp.int32, shape, 1)
-    return (row[:, None] < rows) & (col < cols), row_mask
-
-
 def _body(x_ref, y_ref, o_ref, *, rows, cols):
-    mask, row_mask = _edge_masks(x_ref.shape, rows, cols)
-    x, y = _load(x_ref, mask, 0.0), _load(y_ref, mask, 0.0)
+    row0 = pl.program_id(0) * x_ref.shape[0]
+    x, y = (tl.load_tile(r, row0, rows, 0, cols, r.shape[1], other=0.0) for r in (x_ref, y_ref))
     dot = jnp.sum(x * y, axis=1)
     norms = jnp.sqrt(jnp.sum(x * x, axis=1)) * jnp.sqrt(jnp.sum(y * y, axis=1))
-    _store(o_ref, dot / (norms + EPS), row_mask)
+    tl.store_rows(o_ref, dot / (norms + EPS), row0, rows)
 
 
 def kernel(x, y):

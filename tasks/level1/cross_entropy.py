@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -41,41 +40,17 @@ def reference(logits, labels):
     return -jnp.take_along_axis(logp, labels[:, None], axis=-1)[:, 0]
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _edge_masks(shape, rows, cols):
-    """(block mask, row mask) of this program's (br, bc) block, or None where the grid tiles the
-    array exactly. Triton does not clip edge blocks: their loads and stores must be masked."""
-    br, bc = shape
-    row = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br,), 0)
-    row_mask = None if rows % br == 0 else row < rows
-    if row_mask is None and cols == bc:
-        return None, None
-    col = lax.broadcasted_iota(jnp.int32, shape, 1)
-    return (row[:, None] < rows) & (col < cols), row_mask
-
-
 def _body(x_ref, label_ref, o_ref, *, rows, cols):
-    mask, row_mask = _edge_masks(x_ref.shape, rows, cols)
-    x = _load(x_ref, mask, -jnp.inf)  # exp(-inf) = 0: a masked column adds nothing
-    labels = _load(label_ref, row_mask, 0)
+    row0 = pl.program_id(0) * x_ref.shape[0]
+    # Masked columns read -inf: exp(-inf) = 0 adds nothing to the sum.
+    x = tl.load_tile(x_ref, row0, rows, 0, cols, x_ref.shape[1], other=-jnp.inf)
+    labels = tl.load_rows(label_ref, row0, rows, other=0)
     z = x - jnp.max(x, axis=1, keepdims=True)
     lse = jnp.log(jnp.sum(jnp.exp(z), axis=1))
     # The label's logit: exactly one column matches, so the masked sum is exact.
     col = lax.broadcasted_iota(jnp.int32, x.shape, 1)
     z_label = jnp.sum(jnp.where(col == labels[:, None], z, 0.0), axis=1)
-    _store(o_ref, lse - z_label, row_mask)
+    tl.store_rows(o_ref, lse - z_label, row0, rows)
 
 
 def kernel(logits, labels):

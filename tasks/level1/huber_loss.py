@@ -10,9 +10,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
-from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import tasklib as tl
 
@@ -43,35 +41,11 @@ def reference(pred, target):
     return jnp.mean(_huber(pred - target), axis=-1)
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _edge_masks(shape, rows, cols):
-    """(block mask, row mask) of this program's (br, bc) block, or None where the grid tiles the
-    array exactly. Triton does not clip edge blocks: their loads and stores must be masked."""
-    br, bc = shape
-    row = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br,), 0)
-    row_mask = None if rows % br == 0 else row < rows
-    if row_mask is None and cols == bc:
-        return None, None
-    col = lax.broadcasted_iota(jnp.int32, shape, 1)
-    return (row[:, None] < rows) & (col < cols), row_mask
-
-
 def _body(p_ref, t_ref, o_ref, *, rows, cols):
-    mask, row_mask = _edge_masks(p_ref.shape, rows, cols)
-    h = _huber(_load(p_ref, mask, 0.0) - _load(t_ref, mask, 0.0))  # huber(0) = 0
-    _store(o_ref, jnp.sum(h, axis=1) / cols, row_mask)
+    row0 = pl.program_id(0) * p_ref.shape[0]
+    p, t = (tl.load_tile(r, row0, rows, 0, cols, r.shape[1], other=0.0) for r in (p_ref, t_ref))
+    h = _huber(p - t)  # masked lanes: huber(0) = 0
+    tl.store_rows(o_ref, jnp.sum(h, axis=1) / cols, row0, rows)
 
 
 def kernel(pred, target):

@@ -81,13 +81,19 @@ def test_small_matches_reference(task):
 # Tasks whose kernels mask ragged edges themselves (the masked path is dead code at the suite's
 # power-of-two shapes, so it is checked here on awkward ones).
 RAGGED = {"softmax": (37, 300), "log_softmax": (37, 300), "layernorm": (37, 300), "rmsnorm": (37, 300),
-          "reduce_sum": (37, 300), "reduce_mean": (37, 300), "reduce_max": (5, 40000), "col_sum": (300, 37)}
+          "reduce_sum": (37, 300), "reduce_mean": (37, 300), "reduce_max": (5, 40000), "col_sum": (300, 37),
+          "mse_loss": (37, 300), "huber_loss": (37, 300), "cosine_sim": (37, 300), "cross_entropy": (37, 300)}
 
 
 @pytest.mark.parametrize("name", sorted(RAGGED))
 def test_ragged_shapes_match_reference(name):
     task = registry.load(name)
-    x = np.random.default_rng(3).standard_normal(RAGGED[name]).astype(np.float32)
-    out = np.asarray(jax.jit(lambda v: task.kernel(v))(x), dtype=np.float64)
-    ref = np.asarray(jax.jit(task.reference)(x), dtype=np.float64)
+    inputs = task.make_inputs(np.random.default_rng(3), {i.name: RAGGED[name] if i is task.INPUTS[0]
+                                                         else task.SHAPES["small"][i.name] for i in task.INPUTS})
+    if name == "cross_entropy":  # labels: one per row of the ragged logits, in range
+        inputs = (inputs[0], np.random.default_rng(4).integers(0, RAGGED[name][1], RAGGED[name][0], dtype=np.int32))
+    elif len(task.INPUTS) == 2:  # the second input is shaped like the first
+        inputs = (inputs[0], np.random.default_rng(4).standard_normal(RAGGED[name]).astype(np.float32))
+    out = np.asarray(jax.jit(lambda *v: task.kernel(*v))(*inputs), dtype=np.float64)
+    ref = np.asarray(jax.jit(task.reference)(*inputs), dtype=np.float64)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
