@@ -63,6 +63,7 @@ public:
 
 private:
   void drain_stderr();
+  void drain_remaining_stderr();
   void close_fds();
 
   pid_t m_pid = -1;

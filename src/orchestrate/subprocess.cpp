@@ -209,18 +209,22 @@ child_process::read_status child_process::read_line(std::string& line, std::chro
   }
 }
 
+void child_process::drain_remaining_stderr() {
+  // What the child wrote before it ended is still in the pipe: it explains the ending.
+  while (m_stderr_fd >= 0) {
+    pollfd fd{m_stderr_fd, POLLIN, 0};
+    if (::poll(&fd, 1, 50) <= 0) break;
+    drain_stderr();
+  }
+}
+
 exit_status child_process::kill_and_wait() {
   if (m_exit) return *m_exit;
   ::kill(-m_pid, SIGKILL);
   int status = 0;
   while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
   }
-  // Collect what the child wrote to stderr before it died.
-  while (m_stderr_fd >= 0) {
-    pollfd fd{m_stderr_fd, POLLIN, 0};
-    if (::poll(&fd, 1, 50) <= 0) break;
-    drain_stderr();
-  }
+  drain_remaining_stderr();
   m_exit = decode(status);
   return *m_exit;
 }
@@ -233,11 +237,7 @@ std::optional<exit_status> child_process::wait_for_exit(std::chrono::millisecond
     const pid_t done = ::waitpid(m_pid, &status, WNOHANG);
     if (done == m_pid) {
       ::kill(-m_pid, SIGKILL);  // whatever the child left behind in its group
-      while (m_stderr_fd >= 0) {
-        pollfd fd{m_stderr_fd, POLLIN, 0};
-        if (::poll(&fd, 1, 50) <= 0) break;
-        drain_stderr();
-      }
+      drain_remaining_stderr();
       m_exit = decode(status);
       return m_exit;
     }
