@@ -28,9 +28,20 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
   cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
       ->capture_default_str();
+  cmd->add_option("--artifacts", flags.artifacts,
+                  "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
+                  "records.jsonl, none skips the capture; the summary and Triton IR are always inline")
+      ->check(CLI::IsMember({"inline", "files", "none"}))
+      ->capture_default_str();
+  cmd->add_flag("--pass-trail", flags.pass_trail, "also capture the Triton pass trail (TTIR -> TTGIR -> LLVM)");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");
+}
+
+void add_show_compiler(CLI::App* cmd, pallasbench::summary_options& summary) {
+  cmd->add_flag("--show-compiler", summary.show_compiler,
+                "add the compiler's static summary to the table: regs, spills, tensor-core, ld width, threads, smem");
 }
 
 }  // namespace
@@ -51,6 +62,7 @@ int main(int argc, char** argv) {
   add_selection(run_cmd, run.selection);
   add_evaluation(run_cmd, run.flags);
   run_cmd->add_option("--summary", run.summary_format, "summary format")->check(CLI::IsMember({"table", "markdown"}));
+  add_show_compiler(run_cmd, run.summary);
 
   pallasbench::eval_options eval;
   auto* eval_cmd = app.add_subcommand(
@@ -77,6 +89,7 @@ int main(int argc, char** argv) {
                                                   "an earlier one of the same task and size)");
   report_cmd->add_option("records", report.records, "records.jsonl files")->required();
   report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
+  add_show_compiler(report_cmd, report.summary);
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pallasbench/summary.hpp"
+
 namespace pallasbench {
 
 // Bad input from the user: exit code 2 with this message.
@@ -38,6 +40,8 @@ struct evaluation_flags {
   bool timing = true;
   double max_noise = 0.005;                // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU
+  std::string artifacts = "files";        // compiler artifacts: inline | files | none
+  bool pass_trail = false;                // also the Triton pass trail (megabytes per kernel)
 };
 
 struct list_options {
@@ -49,6 +53,7 @@ struct run_options {
   selection_options selection;
   evaluation_flags flags;
   std::string summary_format = "table";
+  summary_options summary;
 };
 
 struct eval_options {
@@ -61,6 +66,7 @@ struct eval_options {
 struct report_options {
   std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
   std::string format = "table";
+  summary_options summary;
 };
 
 struct artifacts_options {

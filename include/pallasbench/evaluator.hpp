@@ -40,6 +40,13 @@ struct candidate_spec {
   std::string sha256;               // of the source (resume key)
 };
 
+// Compiler artifacts (GPU only): where PTX/SASS/pass trail go, and whether at all.
+struct artifact_options {
+  std::string mode = "none";         // inline | files | none
+  bool pass_trail = false;
+  std::filesystem::path records_dir;  // files: written under records_dir/artifacts/
+};
+
 struct timing_options {
   bool enabled = true;
   int warmup = 3;
@@ -51,6 +58,7 @@ class evaluator {
 public:
   evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
             nlohmann::json environment, std::optional<std::string> project_sha, std::string run_id);
+  void set_artifacts(artifact_options options) { m_artifacts = std::move(options); }
 
   // Never throws for a candidate's or worker's failure (it becomes the result's status);
   // rethrows interrupted_error so the caller can stop.
@@ -72,13 +80,22 @@ private:
   std::pair<npy_array, npy_array> run_candidate(const nlohmann::json& reference_reply,
                                                 const std::filesystem::path& output,
                                                 const std::filesystem::path& second_output);
+  // The worker's compiler output, summarised, inlined or filed as m_artifacts says.
+  void keep_artifacts(task_result& result, const nlohmann::json& captured);
+  // Collects SASS and the ptxas report, whose tools ran in the worker's background since load.
+  void finish_artifacts(task_result& result);
   void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
+  // The next timing request of one side: a batch sized to ~batch_seconds of host time from what
+  // a sample has cost so far.
+  nlohmann::json batch_request(nlohmann::json request, double typical_cost_us, bool warm);
   [[nodiscard]] std::chrono::milliseconds timeout() const;
 
   worker_pool& m_pool;
   const scratch_dir& m_scratch;
   run_config m_config;
   timing_options m_timing;
+  artifact_options m_artifacts;
+  nlohmann::json m_pending_artifacts;  // load's artifacts while their SASS is still being made
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

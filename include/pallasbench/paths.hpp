@@ -13,6 +13,9 @@ namespace pallasbench {
 // $PALLASBENCH_PYTHON, else <root>/.venv/bin/python when it exists, else python3 on PATH.
 [[nodiscard]] std::filesystem::path python_executable(const std::filesystem::path& root);
 
+// libpallasbench_timer.so beside this executable (empty when it was not built).
+[[nodiscard]] std::filesystem::path timer_library();
+
 // results/<UTC timestamp> under the current directory.
 [[nodiscard]] std::filesystem::path default_output_dir();
 

@@ -50,10 +50,23 @@ struct timed_series {
   std::string stopping;  // the stopping rule's final state
 };
 
-struct wall_timing {
-  timed_series kernel;
-  std::optional<timed_series> reference;
+// One side's samples (the kernel's, or the XLA reference's) and what came with them.
+struct timed_side {
+  timed_series series;               // over the samples the stopping rule saw (device time for cupti)
+  std::vector<double> wall_us;       // host wall time of each call (block_until_ready)
+  std::vector<double> span_us;       // cupti: first kernel start to last kernel end per sample
+  std::vector<double> sm_clock_mhz;  // cupti: the SM clock as each sample ended (NaN: not read)
+  nlohmann::json kernels = nlohmann::json::object();  // cupti: name -> {count, total_us}
+};
+
+struct timing_result {
+  std::string timer = "wall";  // "cupti" (device time) or "wall" (host clock)
+  std::optional<std::string> timer_error;  // why a GPU run fell back to the wall clock
+  timed_side kernel;
+  std::optional<timed_side> reference;
   std::string reference_precision;
+  std::optional<std::int64_t> l2_flush_bytes;
+  std::optional<double> sm_clock_max_mhz;
 };
 
 struct task_result {
@@ -71,6 +84,7 @@ struct task_result {
   nlohmann::json pallas_calls = nlohmann::json::array();
   nlohmann::json jaxpr_graph = nlohmann::json::array();  // equations, for source analysis
   nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
+  nlohmann::json compiler = nlohmann::json::object();    // Triton IR, PTX, SASS, summary (record.artifacts)
   std::vector<std::string> task_modules_loaded;           // task files a user candidate imported
   nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
   std::optional<bool> robustness_passed;
@@ -78,7 +92,7 @@ struct task_result {
   nlohmann::json memory = nlohmann::json::object();
   std::optional<std::int64_t> peak_bytes;
   std::optional<correctness_report> correctness;
-  std::optional<wall_timing> timing;
+  std::optional<timing_result> timing;
   nlohmann::json environment = nlohmann::json::object();
   std::optional<std::string> project_sha;
 };

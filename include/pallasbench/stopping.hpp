@@ -12,7 +12,10 @@ namespace pallasbench {
 class stopping_criterion {
 public:
   virtual ~stopping_criterion() = default;
-  virtual void add(double sample_us) = 0;
+  // One sample and what taking it cost in host time (the call, its synchronisation and, for
+  // device timing, the L2 flush before it): the time rules count cost, the noise rules samples.
+  virtual void add(double sample_us, double cost_us) = 0;
+  void add(double sample_us) { add(sample_us, sample_us); }
   [[nodiscard]] virtual bool finished() const = 0;
   // Whether the samples met the noise goal (false when the budget ran out first).
   [[nodiscard]] virtual bool converged() const = 0;
@@ -25,9 +28,12 @@ protected:
 
 struct stdrel_options {
   std::size_t min_samples = 10;
-  double min_time_s = 0.25;   // sum of sample times before convergence may be declared
-  double max_noise = 0.005;   // stdev / mean
-  double budget_s = 5.0;      // sum of sample times after which sampling stops regardless
+  // Host seconds spent sampling before convergence may be declared. nvbench counts kernel time
+  // here; with a flush and a dispatch per sample, a 5 us kernel would need 50,000 samples
+  // (seconds of host time) to cover 0.25 s of kernel time, so the harness counts sampling cost.
+  double min_time_s = 0.25;
+  double max_noise = 0.005;  // stdev / mean
+  double budget_s = 5.0;     // host seconds of sampling after which it stops regardless
 };
 
 // nvbench's "stdrel" rule: stop once there are min_samples samples covering min_time_s and the
@@ -35,7 +41,8 @@ struct stdrel_options {
 class stdrel_criterion final : public stopping_criterion {
 public:
   explicit stdrel_criterion(stdrel_options options) : m_options(options) {}
-  void add(double sample_us) override;
+  using stopping_criterion::add;
+  void add(double sample_us, double cost_us) override;
   [[nodiscard]] bool finished() const override;
   [[nodiscard]] bool converged() const override;
   [[nodiscard]] std::string state() const override;

@@ -11,6 +11,25 @@
 
 namespace pallasbench {
 
+struct summary_options {
+  // Adds regs, spills, tensor-core, ld width, threads and smem, read from each record's
+  // artifacts.summary (summarize_compiler_output, compiler_summary.hpp).
+  bool show_compiler = false;
+};
+
+// The compiler columns of one record, as printed; "-" where the record has no static summary (CPU
+// interpret mode, artifacts off) or the summary does not know the value.
+struct compiler_cells {
+  std::string registers = "-";      // the most registers per thread of the kernel's entries
+  std::string spills = "-";         // "yes" | "no"
+  std::string tensor_core = "-";    // "wgmma" | "mma" | "none"
+  std::string load_width = "-";     // widest global load (LDG or cp.async) in bytes; "tma" for TMA loads only
+  std::string threads = "-";        // threads per block; entries that differ are joined with '/'
+  std::string shared_memory = "-";  // shared memory of the launch, likewise
+
+  [[nodiscard]] static compiler_cells from_summary(const nlohmann::json& summary);
+};
+
 struct summary_row {
   std::string task;
   int level = 0;
@@ -23,6 +42,7 @@ struct summary_row {
   std::string timer;
   std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
+  compiler_cells compiler;
 
   // Correct and robust: what exit code 0 means.
   [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
@@ -41,16 +61,25 @@ public:
 // Aligned columns for a terminal, with a count of statuses at the end.
 class table_printer final : public summary_printer {
 public:
+  explicit table_printer(summary_options options = {}) : m_options(options) {}
   void print(std::ostream& out, const std::vector<summary_row>& rows) const override;
+
+private:
+  summary_options m_options;
 };
 
 // A GitHub markdown table (bench/results).
 class markdown_printer final : public summary_printer {
 public:
+  explicit markdown_printer(summary_options options = {}) : m_options(options) {}
   void print(std::ostream& out, const std::vector<summary_row>& rows) const override;
+
+private:
+  summary_options m_options;
 };
 
-[[nodiscard]] std::unique_ptr<summary_printer> make_printer(const std::string& format);  // "table" | "markdown"
+// format: "table" | "markdown"
+[[nodiscard]] std::unique_ptr<summary_printer> make_printer(const std::string& format, summary_options options = {});
 
 // One line per finished task: "[3/38] softmax (small) ok  max|err| 1.2e-07  kernel 81.2 us  2.3 s".
 [[nodiscard]] std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds);

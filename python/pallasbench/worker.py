@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import json
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pallasbench import jaxpr_info, registry
+from pallasbench import ceilings, compiler_artifacts, device_timer, interpret, jaxpr_info, registry
 from pallasbench import tasklib as tl
 
 
@@ -127,6 +128,8 @@ class Worker:
         self.reference_fns: dict = {}
         self._timing_key, self._timing_inputs = None, None
         self._inputs_key, self._inputs = None, ()
+        self._timer, self._timer_error = None, None  # the device timer, loaded on first use
+        self._sass_job = None  # (artifacts so far, SassJob) of the loaded candidate
 
     # -- reference side ------------------------------------------------------------------------
 
@@ -210,10 +213,21 @@ class Worker:
         return ref.astype(out_dtype)
 
     def cmd_time_reference(self, req):
-        """Wall-clock samples of the XLA reference at the given matmul precision."""
+        """Timing samples of the XLA reference at the given matmul precision (as cmd_time)."""
         module = registry.load(req["task"])
         fn = self._reference_fn(module, req.get("precision", "highest"))
-        return {"samples_us": self._time(fn, self._time_inputs(req["inputs"]), req)}
+        return self._timed(fn, self._time_inputs(req["inputs"]), req)
+
+    def cmd_device(self, req):
+        """The device timer's view of the GPU (L2 size, SM clocks, throttle reasons) and, when
+        asked, the device's ceilings for the roofline (measured once per run)."""
+        timer, error = self._device_timer()
+        if timer is None:
+            return {"timer": "wall", "timer_error": error}
+        reply = {"timer": "cupti", "device": timer.device}
+        if req.get("ceilings"):
+            reply["ceilings"] = ceilings.measure(timer)
+        return reply
 
     # -- candidate side ------------------------------------------------------------------------
 
@@ -239,15 +253,18 @@ class Worker:
         import jax
 
         self._drop_timing_inputs()
+        self._sass_job = None
         fn, module = self._import_candidate(req["candidate"])
         abstract = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"]))
                     for s in req["inputs"]]
         jitted = jax.jit(fn)
+        capture = self._artifact_request(req)
         try:
             t0 = time.perf_counter()
             lowered = jitted.lower(*abstract)
             t1 = time.perf_counter()
-            compiled = lowered.compile()
+            compiled = (lowered.compile(compiler_options=capture["options"]) if capture
+                        else lowered.compile())
             t2 = time.perf_counter()
             closed = jax.make_jaxpr(fn)(*abstract)
         except Exception as exc:
@@ -269,7 +286,52 @@ class Worker:
             "lower_s": t1 - t0,
             "compile_s": t2 - t1,
             "memory": self._memory_analysis(compiled),
+            "artifacts": self._artifacts(req, capture, lowered),
         }
+
+    @staticmethod
+    def _artifact_request(req) -> dict | None:
+        """XLA dump options for this compile when compiler artifacts are wanted on a GPU."""
+        wanted = req.get("artifacts") or {}
+        if wanted.get("mode", "none") == "none" or interpret.on_cpu():
+            return None
+        dump = Path(wanted["dir"]) / "xla_dump"
+        return {"dump": dump, "out": Path(wanted["dir"]), "pass_trail": bool(wanted.get("pass_trail")),
+                "options": compiler_artifacts.dump_options(dump)}
+
+    def cmd_artifacts(self, req):
+        """The loaded candidate's compiler artifacts, completed with SASS and the ptxas report
+        (their tools ran in the background since load)."""
+        job, self._sass_job = self._sass_job, None
+        if job is None:
+            return {"artifacts": None}
+        base, found = job
+        t0 = time.perf_counter()
+        done = found.finish()
+        return {"artifacts": base | done | {"wait_s": time.perf_counter() - t0}}
+
+    def _artifacts(self, req, capture, lowered) -> dict:
+        mode = (req.get("artifacts") or {}).get("mode", "none")
+        if mode == "none":
+            return {"mode": "none"}
+        if capture is None:
+            return {"mode": mode, "artifacts_unavailable": "cpu interpret mode"}
+        t0 = time.perf_counter()
+        try:
+            modules = compiler_artifacts.triton_modules(lowered)
+        except Exception as exc:  # the IR is evidence, not a reason to fail the kernel
+            modules, error = [], f"{type(exc).__name__}: {exc}"
+        else:
+            error = None
+        names = [m["name"] for m in modules if m.get("name")]
+        found = compiler_artifacts.collect(capture["dump"], names, capture["out"], capture["pass_trail"])
+        shutil.rmtree(capture["dump"], ignore_errors=True)
+        if error:
+            found["unavailable"]["triton_ir"] = error
+        base = {"mode": mode, "dir": str(capture["out"]), "triton": modules,
+                "capture_s": time.perf_counter() - t0}
+        self._sass_job = (base, compiler_artifacts.SassJob(found, capture["out"]))
+        return base | found | {"sass_pending": "ptx" in found}
 
     @staticmethod
     def _task_code_used(spec, closed) -> list[str]:
@@ -325,11 +387,12 @@ class Worker:
         return {"outputs": [_save(path, self._call(inputs)) for path in req["outputs"]]}
 
     def cmd_time(self, req):
-        """Wall-clock samples of warm candidate calls (timer 'wall')."""
+        """Timing samples of warm candidate calls: device time from CUPTI on a GPU, host wall
+        clock in CPU interpret mode (labelled by 'timer')."""
         if self.compiled is None:
             raise CommandError("usage_error", "time before load")
-        samples = self._time(self._call_compiled, self._time_inputs(req["inputs"]), req)
-        return {"samples_us": samples, "peak_bytes": self._peak_bytes()}
+        reply = self._timed(self._call_compiled, self._time_inputs(req["inputs"]), req)
+        return reply | {"peak_bytes": self._peak_bytes()}
 
     def _call_compiled(self, *inputs):
         return self.compiled(*inputs)
@@ -348,18 +411,53 @@ class Worker:
     def _drop_timing_inputs(self):
         self._timing_key, self._timing_inputs = None, None
 
-    @staticmethod
-    def _time(fn, host_inputs, req) -> list[float]:
-        """Samples of fn(*inputs) in microseconds, each ending with block_until_ready.
+    def _device_timer(self):
+        """(DeviceTimer, None) on a GPU where the timer loads; else (None, why not)."""
+        if interpret.on_cpu():
+            return None, None
+        if self._timer is None and self._timer_error is None:
+            try:
+                self._timer = device_timer.DeviceTimer()
+            except device_timer.TimerUnavailable as exc:
+                self._timer_error = str(exc)
+        return self._timer, self._timer_error
 
-        Warm-up calls first; then samples until both min_samples and min_seconds are reached, or
-        max_samples / max_seconds end it. The statistics are the orchestrator's job.
-        """
+    def _timed(self, fn, host_inputs, req) -> dict:
         import jax
 
         inputs = [jax.device_put(x) for x in host_inputs]
-        for _ in range(int(req.get("warmup", 0))):
+        self._warm_up(fn, inputs, int(req.get("warmup", 0)))
+        timer, error = self._device_timer()
+        if timer is not None:
+            return timer.sample(fn, inputs, int(req.get("max_samples", 1000)),
+                                float(req.get("max_seconds", 5.0)))
+        reply = {"timer": "wall", "samples_us": self._time(fn, inputs, req)}
+        if error:
+            reply["timer_error"] = error
+        return reply
+
+    @staticmethod
+    def _warm_up(fn, inputs, minimum: int):
+        """At least `minimum` calls, more (up to 50) while calls still get faster: first-call
+        allocation, autotuning and caches settle before any sample counts."""
+        import jax
+
+        if minimum <= 0:
+            return
+        times = []
+        while len(times) < 50:
+            t0 = time.perf_counter()
             jax.block_until_ready(fn(*inputs))
+            times.append(time.perf_counter() - t0)
+            if len(times) >= max(minimum, 3) and times[-1] <= 1.25 * min(times[-3:-1]):
+                return
+
+    @staticmethod
+    def _time(fn, inputs, req) -> list[float]:
+        """Wall-clock samples of fn(*inputs) in microseconds, each ending with block_until_ready,
+        until both min_samples and min_seconds are reached, or max_samples / max_seconds end it."""
+        import jax
+
         samples: list[float] = []
         start = time.perf_counter()
         while True:

@@ -33,7 +33,10 @@ grouping group_by_sample(std::vector<activity_record> records, const std::vector
     auto& sample = out.samples[index];
     sample.sum_us += static_cast<double>(r.end_ns - r.start_ns) * 1e-3;
     ++sample.activities;
-    if (r.kind == activity_kind::kernel) ++sample.kernels[r.name];
+    if (r.kind == activity_kind::kernel) {
+      ++sample.kernels[r.name];
+      sample.kernel_us[r.name] += static_cast<double>(r.end_ns - r.start_ns) * 1e-3;
+    }
     first[index] = std::min(first[index], r.start_ns);
     last[index] = std::max(last[index], r.end_ns);
   }

@@ -7,9 +7,9 @@
 
 namespace pallasbench {
 
-void stdrel_criterion::add(double sample_us) {
+void stdrel_criterion::add(double sample_us, double cost_us) {
   m_samples.push_back(sample_us);
-  m_total_us += sample_us;
+  m_total_us += cost_us;
   m_sum += sample_us;
   m_sum_sq += sample_us * sample_us;
 }

@@ -15,6 +15,7 @@
 #include "pallasbench/filter.hpp"
 #include "pallasbench/interrupt.hpp"
 #include "pallasbench/jsonl.hpp"
+#include "pallasbench/nvml_device.hpp"
 #include "pallasbench/paths.hpp"
 #include "pallasbench/runner.hpp"
 #include "pallasbench/summary.hpp"
@@ -53,6 +54,52 @@ session open_session(const std::string& device, const std::vector<std::string>& 
   s.candidate_sha256 = reply.value("candidate_sha256", json::object());
   if (reply.contains("git_sha") && reply["git_sha"].is_string()) s.project_sha = reply["git_sha"];
   return s;
+}
+
+// Utilisation (NVML's last-second average) at which the GPU counts as busy before the run starts.
+constexpr unsigned k_busy_utilization_pct = 10;
+
+// Other compute processes on the GPU and its utilisation before the run's own work: a busy GPU
+// makes every timing suspect, so the run warns and the environment says so.
+json gpu_activity(pid_t our_worker) {
+  std::string why;
+  const auto nvml = nvml_device::open(0, why);
+  if (!nvml) return {{"error", why}};
+  json pids = json::array();
+  bool ours_listed = false;
+  for (const auto& p : nvml->compute_processes()) {
+    if (static_cast<pid_t>(p.pid) == our_worker) ours_listed = true;
+    else pids.push_back(p.pid);
+  }
+  // In a container NVML may list host pids: then one unmatched process is our own worker.
+  if (!ours_listed && !pids.empty()) pids.erase(pids.begin());
+  const auto utilization = nvml->utilization_pct();
+  const bool busy = !pids.empty() || (utilization && *utilization >= k_busy_utilization_pct);
+  return {{"busy", busy},
+          {"other_compute_processes", pids},
+          {"utilization_pct", utilization ? json(*utilization) : json(nullptr)},
+          {"pids_comparable", ours_listed}};
+}
+
+// On the GPU: the device timer's view (timer kind, L2, clocks), other users of the GPU, and the
+// roofline ceilings, measured once per run, into the environment every record carries.
+void describe_gpu(session& s, bool timing) {
+  auto& ref = s.pool->reference();
+  const auto device = ref.call({{"cmd", "device"}}, std::chrono::seconds(120));
+  json gpu = {{"timer", device.value("timer", "wall")},
+              {"timer_error", device.value("timer_error", json(nullptr))},
+              {"device", device.value("device", json(nullptr))},
+              {"activity", gpu_activity(ref.pid())}};
+  if (gpu["activity"].value("busy", false))
+    fmt::print(std::cerr, "warning: the GPU is busy before the run (other compute processes {}, utilization {}%): "
+                          "timings may be disturbed\n",
+               gpu["activity"]["other_compute_processes"].dump(), gpu["activity"]["utilization_pct"].dump());
+  if (gpu["timer"] != "cupti")
+    fmt::print(std::cerr, "warning: the CUPTI timer is unavailable ({}): timing falls back to the host wall clock\n",
+               gpu["timer_error"].is_string() ? gpu["timer_error"].get<std::string>() : "unknown reason");
+  if (timing && gpu["timer"] == "cupti")
+    gpu["ceilings"] = ref.call({{"cmd", "device"}, {"ceilings", true}}, std::chrono::seconds(300)).value("ceilings", json(nullptr));
+  s.environment["gpu"] = gpu;
 }
 
 filter_list make_filters(const selection_options& sel) {
@@ -140,15 +187,17 @@ int run_command(const run_options& options) {
   const auto tasks = select(s.tasks, options.selection);
   const auto path = records_path(options.flags);
   record_writer writer(path);
+  if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
   evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
+  eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
   const auto outcome = r.run(tasks, [](const task_info& t) { return candidate_spec{"suite", {}, t.sha256}; }, config);
   fmt::print("\n");
-  make_printer(options.summary_format)->print(std::cout, outcome.rows);
+  make_printer(options.summary_format, options.summary)->print(std::cout, outcome.rows);
   if (outcome.skipped) fmt::print("{} task(s) already recorded were skipped\n", outcome.skipped);
   if (outcome.interrupted) fmt::print("interrupted: finished records are in {}; rerun with --resume\n", path.string());
   return finish(outcome);
@@ -170,9 +219,13 @@ int eval_command(const eval_options& options) {
     writer = std::make_unique<record_writer>(path);
     if (options.flags.resume) done = recorded_config_hashes(path);
   }
+  if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
   evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
+  // Without --out there is no folder for artifact files: they go inline.
+  eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,
+                      options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)});
   const candidate_spec spec{"user", candidate_path, s.candidate_sha256.value(candidate_path, "")};
   runner r(eval, writer.get(), done, std::cerr);
   const auto outcome = r.run(tasks, [&](const task_info&) { return spec; }, config);
@@ -232,7 +285,7 @@ int report_command(const report_options& options) {
       }
     }
   }
-  make_printer(options.format)->print(std::cout, rows);
+  make_printer(options.format, options.summary)->print(std::cout, rows);
   return exit_code::ok;
 }
 

@@ -1,9 +1,13 @@
 #include "pallasbench/evaluator.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "pallasbench/compiler_summary.hpp"
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
 
@@ -81,9 +85,11 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   json specs = json::array();
   for (const auto& in : reference_reply.at("inputs")) specs.push_back({{"shape", in.at("shape")}, {"dtype", in.at("dtype")}});
   const json which = candidate.kind == "user" ? json{{"file", candidate.file.string()}} : json{{"task", task.name}};
-  const auto reply = m_pool.candidate().call({{"cmd", "load"}, {"candidate", which}, {"inputs", specs},
-                                              {"task_name", candidate.kind == "user" ? json(nullptr) : json(task.name)}},
-                                             timeout());
+  json request = {{"cmd", "load"}, {"candidate", which}, {"inputs", specs},
+                  {"task_name", candidate.kind == "user" ? json(nullptr) : json(task.name)},
+                  {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
+  if (m_artifacts.mode != "none") request["artifacts"]["dir"] = m_scratch.fresh(task.name + "/compiler").string();
+  const auto reply = m_pool.candidate().call(request, timeout());
   result.candidate.source = reply.value("source", "");
   result.candidate.bundled_source = reply.value("bundled_source", result.candidate.source);
   result.candidate.sha256 = reply.value("sha256", candidate.sha256);
@@ -98,6 +104,91 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   result.lower_s = reply.value("lower_s", 0.0);
   result.compile_s = reply.value("compile_s", 0.0);
   result.memory = reply.value("memory", json::object());
+  m_pending_artifacts = reply.value("artifacts", json::object());
+  if (!m_pending_artifacts.value("sass_pending", false)) {
+    keep_artifacts(result, m_pending_artifacts);
+    m_pending_artifacts = nullptr;
+  }
+}
+
+void evaluator::finish_artifacts(task_result& result) {
+  if (m_pending_artifacts.is_null()) return;
+  json captured = std::move(m_pending_artifacts);
+  m_pending_artifacts = nullptr;
+  try {
+    const auto reply = m_pool.candidate().call({{"cmd", "artifacts"}}, timeout());
+    if (reply.contains("artifacts") && reply["artifacts"].is_object()) captured = reply["artifacts"];
+  } catch (const command_failed& e) {
+    captured["unavailable"]["sass"] = fmt::format("collecting SASS failed: {}", e.what());
+  }
+  keep_artifacts(result, captured);
+}
+
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read compiler artifact {}", path.string()));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+json triton_ir_json(const json& modules) {
+  json out = json::array();
+  for (const auto& m : modules)
+    out.push_back({{"name", m.value("name", json(nullptr))},
+                   {"custom_call", m.value("target", json(nullptr))},
+                   {"num_warps", m.value("num_warps", json(nullptr))},
+                   {"num_stages", m.value("num_stages", json(nullptr))},
+                   {"grid", {m.value("grid_x", json(nullptr)), m.value("grid_y", json(nullptr)), m.value("grid_z", json(nullptr))}},
+                   {"ir", m.value("ir", json(nullptr))}});
+  return out;
+}
+
+}  // namespace
+
+void evaluator::keep_artifacts(task_result& result, const json& captured) {
+  const std::string mode = captured.value("mode", "none");
+  json out = {{"mode", mode}, {"triton_ir", nullptr}, {"ptx", nullptr}, {"sass", nullptr}, {"ptxas", nullptr},
+              {"thunk_sequence", nullptr}, {"pass_trail", nullptr}, {"summary", nullptr}};
+  if (mode == "none" || captured.contains("artifacts_unavailable")) {
+    out["artifacts_unavailable"] = mode == "none" ? json("not captured (--artifacts none)") : captured["artifacts_unavailable"];
+    result.compiler = out;
+    return;
+  }
+  const std::filesystem::path dir = captured.at("dir").get<std::string>();
+  out["triton_ir"] = triton_ir_json(captured.value("triton", json::array()));
+  out["unavailable"] = captured.value("unavailable", json::object());
+  out["capture_s"] = captured.value("capture_s", json(nullptr));
+  out["tools_s"] = captured.value("tools_s", json(nullptr));
+  std::map<std::string, std::string> texts;
+  for (const char* key : {"ptx", "sass", "ptxas", "thunk_sequence", "pass_trail"})
+    if (captured.contains(key) && captured[key].is_string()) texts[key] = read_text(dir / captured[key].get<std::string>());
+  auto text = [&](const char* key) { return texts.contains(key) ? std::optional(texts[key]) : std::nullopt; };
+  const auto names = captured.value("kernel_names", std::vector<std::string>{});
+  try {
+    out["summary"] = summarize_compiler_output({text("ptx"), text("ptxas"), text("sass"), text("thunk_sequence")},
+                                               names.empty() ? std::nullopt : std::optional(names));
+  } catch (const std::exception& e) {  // unreadable compiler output is a gap in the record, not a failed kernel
+    out["summary_error"] = e.what();
+  }
+  // The thunk sequence is a few lines: always inline. The rest inline or beside the records.
+  if (texts.contains("thunk_sequence")) out["thunk_sequence"] = texts["thunk_sequence"];
+  const bool to_files = mode == "files" && !m_artifacts.records_dir.empty();
+  const auto rel_dir = std::filesystem::path("artifacts") /
+                       fmt::format("{}.{}.{}", result.task.name, m_config.size, result.uuid.substr(0, 8));
+  for (const char* key : {"ptx", "sass", "ptxas", "pass_trail"}) {
+    if (!texts.contains(key)) continue;
+    if (!to_files) {
+      out[key] = texts[key];
+      continue;
+    }
+    const auto rel = rel_dir / captured[key].get<std::string>();
+    std::filesystem::create_directories(m_artifacts.records_dir / rel_dir);
+    std::filesystem::copy_file(dir / captured[key].get<std::string>(), m_artifacts.records_dir / rel,
+                               std::filesystem::copy_options::overwrite_existing);
+    out[key] = {{"path", rel.string()}, {"bytes", texts[key].size()}};
+  }
+  result.compiler = out;
 }
 
 void evaluator::check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate,
@@ -173,6 +264,31 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   result.robustness_passed = all_passed;
 }
 
+namespace {
+
+// What one side's worker replies bring besides the samples the stopping rule sees.
+void keep_extras(timed_side& side, timing_result& timing, const json& reply) {
+  auto append = [&](const char* key, std::vector<double>& into) {
+    if (!reply.contains(key)) return;
+    for (const auto& v : reply.at(key)) into.push_back(v.is_number() ? v.get<double>() : NAN);
+  };
+  append("wall_us", side.wall_us);
+  append("span_us", side.span_us);
+  append("sm_clock_mhz", side.sm_clock_mhz);
+  if (reply.contains("kernels"))
+    for (const auto& [name, k] : reply.at("kernels").items()) {
+      json& into = side.kernels[name];
+      if (!into.is_object()) into = {{"count", 0}, {"total_us", 0.0}};
+      into["count"] = into["count"].get<std::int64_t>() + k.value("count", std::int64_t{0});
+      into["total_us"] = into["total_us"].get<double>() + k.value("total_us", 0.0);
+    }
+  timing.timer = reply.value("timer", "wall");
+  if (reply.contains("timer_error") && reply["timer_error"].is_string()) timing.timer_error = reply["timer_error"];
+  if (reply.contains("l2_flush_bytes")) timing.l2_flush_bytes = reply["l2_flush_bytes"].get<std::int64_t>();
+}
+
+}  // namespace
+
 void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
   std::vector<std::string> paths;
   for (const auto& in : inputs) paths.push_back(in.at("path").get<std::string>());
@@ -180,43 +296,67 @@ void evaluator::time_kernel(task_result& result, const task_info& task, const js
   // the kernel uses TF32, full f32 otherwise.
   const std::string precision = task.uses_tf32 ? "default" : "highest";
   struct side {
+    side(worker& w, json r, const stdrel_options& o, std::string p)
+        : process(w), request(std::move(r)), rule(o), phase(std::move(p)) {}
     worker& process;
     json request;
     stdrel_criterion rule;
     std::string phase;
+    timed_side kept{};
+    double cost_us = 0;  // host time the samples so far cost
     bool warm = false;
   };
-  side kernel{m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, stdrel_criterion(m_timing.stopping), "time"};
-  side reference{m_pool.reference(),
+  side kernel(m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, m_timing.stopping, "time");
+  side reference(m_pool.reference(),
                  {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
-                 stdrel_criterion(m_timing.stopping), "time_reference"};
+                 m_timing.stopping, "time_reference");
+  timing_result timing;
+  timing.reference_precision = precision;
+  const json max_clock = m_environment.value(json::json_pointer("/gpu/device/sm_clock_max_mhz"), json(nullptr));
+  if (max_clock.is_number()) timing.sm_clock_max_mhz = max_clock.get<double>();
   // Alternate batches of kernel and reference samples, so drift hits both; the stopping rule
   // (C++) decides when each has enough.
   while (!kernel.rule.finished() || !reference.rule.finished()) {
     for (side* s : {&kernel, &reference}) {
       if (s->rule.finished()) continue;
-      const auto& so_far = s->rule.samples();
-      const double typical_us = so_far.empty() ? 0 : summarize(so_far).median;
-      const int batch = typical_us > 0 ? std::clamp(static_cast<int>(m_timing.batch_seconds * 1e6 / typical_us), 1, 1000)
-                                       : m_timing.stopping.min_samples > 0 ? static_cast<int>(m_timing.stopping.min_samples) : 1;
-      auto request = s->request;
-      request["warmup"] = s->warm ? 0 : m_timing.warmup;
-      request["min_samples"] = batch;
-      request["max_samples"] = batch;
-      request["min_seconds"] = 0;
-      request["max_seconds"] = m_timing.stopping.budget_s;
-      m_phase = s->phase;
-      const auto reply = s->process.call(request, timeout());
+      const auto n = s->rule.samples().size();
+      const auto reply = s->process.call(batch_request(s->request, n ? s->cost_us / n : 0, s->warm), timeout());
       s->warm = true;
-      for (const double us : reply.at("samples_us")) s->rule.add(us);
+      const auto& samples = reply.at("samples_us");
+      const json costs = reply.value("cost_us", json(nullptr));
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const double cost = costs.is_array() ? costs[i].get<double>() : samples[i].get<double>();
+        s->rule.add(samples[i].get<double>(), cost);
+        s->cost_us += cost;
+      }
+      keep_extras(s->kept, timing, reply);
       if (s == &kernel && reply.contains("peak_bytes") && reply["peak_bytes"].is_number())
         result.peak_bytes = reply["peak_bytes"];
     }
   }
-  auto series = [](const side& s) {
-    return timed_series{summarize(s.rule.samples()), s.rule.converged(), s.rule.state()};
+  auto finish = [](side& s) {
+    s.kept.series = timed_series{summarize(s.rule.samples()), s.rule.converged(), s.rule.state()};
+    return std::move(s.kept);
   };
-  result.timing = wall_timing{series(kernel), series(reference), precision};
+  timing.kernel = finish(kernel);
+  timing.reference = finish(reference);
+  result.timing = std::move(timing);
+}
+
+json evaluator::batch_request(json request, double typical_cost_us, bool warm) {
+  const int batch = typical_cost_us > 0
+                        ? std::clamp(static_cast<int>(m_timing.batch_seconds * 1e6 / typical_cost_us), 1, 1000)
+                    : m_timing.stopping.min_samples > 0 ? static_cast<int>(m_timing.stopping.min_samples)
+                                                        : 1;
+  request["warmup"] = warm ? 0 : m_timing.warmup;
+  request["min_samples"] = batch;
+  request["max_samples"] = batch;
+  request["min_seconds"] = 0;
+  // One batch may take at most the batch's share of time (device-timed samples cost far more host
+  // time than they measure: flush, dispatch, synchronisation).
+  request["max_seconds"] = std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2));
+  m_phase = request.value("cmd", "time") == "time" ? "time" : "time_reference";
+  return request;
 }
 
 task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {
@@ -237,6 +377,7 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     check_seeds(result, task, candidate, kept);
     if (result.status == task_status::ok) {
       check_robustness(result, task, kept);
+      finish_artifacts(result);  // before timing: the SASS tools must not compete with the samples
       if (m_timing.enabled) time_kernel(result, task, kept.last_inputs);
     }
   } catch (const command_failed& e) {
@@ -265,6 +406,14 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     result.status = task_status::harness_error;
     result.failure = failure_info{m_phase, e.what(), ""};
   }
+  if (!m_pending_artifacts.is_null() && m_pool.has_candidate()) {
+    try {
+      finish_artifacts(result);
+    } catch (const std::exception&) {  // the task's status already says what went wrong
+      m_pending_artifacts = nullptr;
+    }
+  }
+  m_pending_artifacts = nullptr;
   if (!result.robustness_passed) mark_filters_not_run(result);
   if (result.stderr_tail.empty() && result.status != task_status::ok && m_pool.has_candidate()) {
     // Worker stderr explains most failures (tracebacks, XLA messages): keep its tail.

@@ -32,6 +32,14 @@ std::filesystem::path project_root() {
   throw std::runtime_error("cannot find the PallasBench project (python/ and tasks/): set PALLASBENCH_ROOT");
 }
 
+std::filesystem::path timer_library() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto library = exe.parent_path() / "libpallasbench_timer.so";
+  return std::filesystem::exists(library) ? library : std::filesystem::path{};
+}
+
 std::filesystem::path python_executable(const std::filesystem::path& root) {
   if (const char* env = std::getenv("PALLASBENCH_PYTHON"); env && *env) return env;
   if (const auto venv = root / ".venv" / "bin" / "python"; std::filesystem::exists(venv)) return venv;

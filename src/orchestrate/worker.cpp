@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/paths.hpp"
+
 namespace pallasbench {
 namespace {
 
@@ -19,6 +21,8 @@ child_process::options process_options(const worker_options& o) {
   };
   if (o.device == "cpu") opts.env.emplace_back("JAX_PLATFORMS", "cpu");
   if (o.device == "gpu") opts.env.emplace_back("JAX_PLATFORMS", "cuda");
+  // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).
+  if (const auto timer = timer_library(); !timer.empty()) opts.env.emplace_back("PALLASBENCH_TIMER_LIB", timer.string());
   return opts;
 }
 

@@ -1,5 +1,6 @@
 #include "pallasbench/record.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -26,19 +27,117 @@ json series_json(const timed_series& t) {
           {"stopping", t.stopping}};
 }
 
+// A sample whose SM clock was under this fraction of the maximum ran throttled (power, heat) or
+// before the clock had risen: flagged, and counted in the record.
+constexpr double k_throttle_fraction = 0.9;
+
+json median_or_null(std::vector<double> values) {
+  std::erase_if(values, [](double v) { return !std::isfinite(v); });
+  if (values.empty()) return nullptr;
+  return summarize(values).median;
+}
+
+json side_json(const timed_side& side) {
+  json j = series_json(side.series);
+  j["wall_median_us"] = median_or_null(side.wall_us);
+  j["span_median_us"] = median_or_null(side.span_us);
+  return j;
+}
+
+// Kernels by share of the samples' device time, largest first.
+json kernels_json(const json& kernels) {
+  double total = 0;
+  for (const auto& [name, k] : kernels.items()) total += k.value("total_us", 0.0);
+  json out = json::array();
+  for (const auto& [name, k] : kernels.items())
+    out.push_back({{"name", name},
+                   {"count", k.value("count", 0)},
+                   {"total_us", k.value("total_us", 0.0)},
+                   {"share", total > 0 ? json(k.value("total_us", 0.0) / total) : json(nullptr)}});
+  std::sort(out.begin(), out.end(),
+            [](const json& a, const json& b) { return a.value("total_us", 0.0) > b.value("total_us", 0.0); });
+  return out;
+}
+
+json clock_json(const timed_side& side, const std::optional<double>& max_mhz) {
+  std::vector<double> read;
+  for (const double c : side.sm_clock_mhz)
+    if (std::isfinite(c)) read.push_back(c);
+  if (read.empty()) return nullptr;
+  std::size_t throttled = 0;
+  if (max_mhz)
+    for (const double c : read) throttled += c < k_throttle_fraction * *max_mhz;
+  return {{"start", read.front()},
+          {"end", read.back()},
+          {"min", *std::min_element(read.begin(), read.end())},
+          {"max_mhz", max_mhz ? json(*max_mhz) : json(nullptr)},
+          {"throttled_samples", max_mhz ? json(throttled) : json(nullptr)},
+          {"unread_samples", side.sm_clock_mhz.size() - read.size()}};
+}
+
+// Reference time over kernel time, with a conservative 95% interval from the two medians'
+// intervals (the ratio of their opposite ends). Only device time supports a claim of speed.
+std::pair<json, json> speedup_json(const timing_result& t) {
+  if (t.timer != "cupti" || !t.reference) return {nullptr, nullptr};
+  const auto& k = t.kernel.series.summary;
+  const auto& ref = t.reference->series.summary;
+  if (k.median <= 0 || k.median_ci95_lo <= 0) return {nullptr, nullptr};
+  return {ref.median / k.median, json::array({ref.median_ci95_lo / k.median_ci95_hi, ref.median_ci95_hi / k.median_ci95_lo})};
+}
+
 json timing_json(const task_result& r) {
   if (!r.timing) return nullptr;
-  json t = series_json(r.timing->kernel);
-  t["timer"] = "wall";
-  t["method"] = "median of warm calls, each ended by block_until_ready (host wall clock); kernel and XLA "
-                "reference sampled in alternating batches until the noise rule or the budget stops them";
-  t["reference"] = r.timing->reference ? series_json(*r.timing->reference) : json(nullptr);
-  t["reference_median_us"] = r.timing->reference ? json(r.timing->reference->summary.median) : json(nullptr);
-  t["reference_precision"] = r.timing->reference_precision;
-  // A wall-clock ratio is dispatch-dominated for small kernels and meaningless in interpret mode:
-  // the device-timed speedup comes with the CUPTI timer.
-  t["speedup"] = nullptr;
-  return t;
+  const auto& t = *r.timing;
+  json j = side_json(t.kernel);
+  j["timer"] = t.timer;
+  j["timer_error"] = t.timer_error ? json(*t.timer_error) : json(nullptr);
+  j["method"] = t.timer == "cupti"
+                    ? "device time per call: sum of the durations of the kernels/memcpys/memsets CUPTI recorded "
+                      "inside the sample (the L2 flushed before each sample, outside it); kernel and XLA reference "
+                      "sampled in alternating batches until the noise rule or the budget stops them"
+                    : "host wall clock per call, each ended by block_until_ready; kernel and XLA reference sampled in "
+                      "alternating batches until the noise rule or the budget stops them";
+  j["reference"] = t.reference ? side_json(*t.reference) : json(nullptr);
+  j["reference_median_us"] = t.reference ? json(t.reference->series.summary.median) : json(nullptr);
+  j["reference_precision"] = t.reference_precision;
+  // A wall-clock ratio is dispatch-dominated for small kernels and meaningless in interpret mode.
+  const auto [speedup, speedup_ci95] = speedup_json(t);
+  j["speedup"] = speedup;
+  j["speedup_ci95"] = speedup_ci95;
+  j["l2_flush"] = t.l2_flush_bytes.has_value();
+  j["l2_flush_bytes"] = t.l2_flush_bytes ? json(*t.l2_flush_bytes) : json(nullptr);
+  j["kernels"] = t.timer == "cupti" ? kernels_json(t.kernel.kernels) : json(nullptr);
+  j["reference_kernels"] = t.timer == "cupti" && t.reference ? kernels_json(t.reference->kernels) : json(nullptr);
+  j["sm_clock_mhz"] = clock_json(t.kernel, t.sm_clock_max_mhz);
+  j["throttled_samples"] = j["sm_clock_mhz"].is_object() ? j["sm_clock_mhz"]["throttled_samples"] : json(nullptr);
+  return j;
+}
+
+const json* ceiling(const json& environment, const char* name) {
+  const auto pointer = json::json_pointer("/gpu/ceilings") / name;
+  return environment.contains(pointer) ? &environment.at(pointer) : nullptr;
+}
+
+// Achieved throughput from the task's own FLOP and byte models and the kernel's device time,
+// against the ceilings this run measured on the device (environment.gpu.ceilings).
+json roofline_json(const task_result& r) {
+  const auto flops = r.task.flops.contains(r.config.size) ? std::optional<double>(r.task.flops.at(r.config.size)) : std::nullopt;
+  const auto bytes = r.task.bytes.contains(r.config.size) ? std::optional<double>(r.task.bytes.at(r.config.size)) : std::nullopt;
+  json j = {{"flops", flops ? json(*flops) : json(nullptr)}, {"bytes", bytes ? json(*bytes) : json(nullptr)},
+            {"tflops", nullptr}, {"gbps", nullptr}, {"pct_peak_bandwidth", nullptr}, {"pct_peak_flops", nullptr},
+            {"flops_ceiling", nullptr}};
+  if (!r.timing || r.timing->timer != "cupti" || r.timing->kernel.series.summary.median <= 0) return j;
+  const double seconds = r.timing->kernel.series.summary.median * 1e-6;
+  if (flops) j["tflops"] = *flops / seconds * 1e-12;
+  if (bytes) j["gbps"] = *bytes / seconds * 1e-9;
+  if (const auto* copy = ceiling(r.environment, "copy"); copy && bytes && copy->value("gbps", 0.0) > 0)
+    j["pct_peak_bandwidth"] = 100 * j["gbps"].get<double>() / copy->value("gbps", 0.0);
+  const char* flops_ceiling = r.task.uses_tf32 ? "matmul_tf32" : "matmul_f32";
+  if (const auto* peak = ceiling(r.environment, flops_ceiling); peak && flops && peak->value("tflops", 0.0) > 0) {
+    j["pct_peak_flops"] = 100 * j["tflops"].get<double>() / peak->value("tflops", 0.0);
+    j["flops_ceiling"] = flops_ceiling;
+  }
+  return j;
 }
 
 // The first pallas_call's block and grid shapes (the card's single-kernel fields).
@@ -59,7 +158,25 @@ json gpu_memory_used(const task_result& r) {
 json memory_json(const task_result& r) {
   json memory = r.memory;
   memory["process_peak_bytes"] = r.peak_bytes ? json(*r.peak_bytes) : json(nullptr);
+  // What this kernel needs at its peak: its arguments, outputs and XLA temporaries together.
+  memory["peak"] = r.memory.contains("argument")
+                       ? json(r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL))
+                       : json(nullptr);
   return memory;
+}
+
+json artifacts_json(const task_result& r) {
+  json artifacts = r.compiler.is_object() ? r.compiler : json::object();
+  artifacts["jaxpr_dag"] = r.jaxpr_dag.is_null() ? json(nullptr) : r.jaxpr_dag;
+  return artifacts;
+}
+
+// The card's meaning: median host wall time per call (device time lives under timing).
+json wall_seconds(const task_result& r) {
+  if (!r.timing) return nullptr;
+  if (r.timing->timer == "wall") return r.timing->kernel.series.summary.median * 1e-6;
+  const json median = median_or_null(r.timing->kernel.wall_us);
+  return median.is_null() ? median : json(median.get<double>() * 1e-6);
 }
 
 json result_json(const task_result& r) {
@@ -73,7 +190,7 @@ json result_json(const task_result& r) {
       {"robustness_passed", r.robustness_passed ? json(*r.robustness_passed) : json(false)},
       {"max_abs_error", have_correctness ? optional_number(r.correctness->max_abs_error()) : json(nullptr)},
       {"max_rel_error", have_correctness ? optional_number(r.correctness->max_rel_error()) : json(nullptr)},
-      {"wall_time_seconds", r.timing ? json(r.timing->kernel.summary.median * 1e-6) : json(nullptr)},
+      {"wall_time_seconds", wall_seconds(r)},
       {"jit_compile_time_seconds", optional_number(compile_total)},
       {"filters", r.filters},
       {"block_shape", block},
@@ -182,10 +299,11 @@ json to_record(const task_result& r) {
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},
       {"environment", r.environment},
       {"pallas_calls", r.pallas_calls},
-      {"artifacts", {{"jaxpr_dag", r.jaxpr_dag.is_null() ? json(nullptr) : r.jaxpr_dag}}},
+      {"artifacts", artifacts_json(r)},
       {"compile", {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}}},
       {"memory", memory_json(r)},
       {"timing", timing_json(r)},
+      {"roofline", roofline_json(r)},
       {"flops", r.task.flops.contains(r.config.size) ? json(r.task.flops.at(r.config.size)) : json(nullptr)},
       {"bytes", r.task.bytes.contains(r.config.size) ? json(r.task.bytes.at(r.config.size)) : json(nullptr)},
   };

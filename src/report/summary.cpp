@@ -1,5 +1,7 @@
 #include "pallasbench/summary.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 
@@ -32,6 +34,47 @@ std::string first_line(const std::string& text, std::size_t limit) {
   return line.size() > limit ? line.substr(0, limit - 3) + "..." : line;
 }
 
+std::string format_bytes(std::int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  return bytes % 1024 == 0 ? fmt::format("{} KiB", bytes / 1024) : fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
+
+// The distinct values of a per-kernel number, in kernel order, joined with '/'; "-" when none is known.
+std::string distinct(const json& kernels, const char* key, std::string (*format)(std::int64_t)) {
+  std::vector<std::int64_t> seen;
+  for (const auto& k : kernels) {
+    if (!k.contains(key) || !k[key].is_number_integer()) continue;
+    const auto value = k[key].get<std::int64_t>();
+    if (std::find(seen.begin(), seen.end(), value) == seen.end()) seen.push_back(value);
+  }
+  std::string cell;
+  for (const auto v : seen) cell += (cell.empty() ? "" : "/") + format(v);
+  return cell.empty() ? "-" : cell;
+}
+
+std::string widest_load_cell(const json& kernels) {
+  std::optional<std::int64_t> widest;
+  bool tma = false;
+  for (const auto& k : kernels) {
+    if (k.contains("widest_global_load_bytes") && k["widest_global_load_bytes"].is_number_integer())
+      widest = std::max(widest.value_or(0), k["widest_global_load_bytes"].get<std::int64_t>());
+    tma = tma || (k.contains("tma_loads") && k["tma_loads"].is_number_integer() && k["tma_loads"].get<int>() > 0);
+  }
+  return widest ? std::to_string(*widest) : tma ? "tma" : "-";
+}
+
+std::string compiler_header_cells(const char* format) {
+  return fmt::format(fmt::runtime(format), "regs", "spills", "tensor-core", "ld width", "threads", "smem");
+}
+
+std::string compiler_row_cells(const char* format, const compiler_cells& c) {
+  return fmt::format(fmt::runtime(format), c.registers, c.spills, c.tensor_core, c.load_width, c.threads,
+                     c.shared_memory);
+}
+
+constexpr const char* k_table_compiler = "{:>4}  {:<6}  {:<11}  {:>8}  {:>7}  {:>8}  ";
+constexpr const char* k_markdown_compiler = " {} | {} | {} | {} | {} | {} |";
+
 }  // namespace
 
 std::optional<double> summary_row::ratio() const {
@@ -53,20 +96,42 @@ summary_row summary_row::from_record(const json& record) {
   row.reference_us = number_at(record, "/timing/reference_median_us"_json_pointer);
   if (record.contains("timing") && record["timing"].is_object()) row.timer = record["timing"].value("timer", "");
   if (record.contains("error") && record["error"].is_object()) row.message = record["error"].value("message", "");
+  if (const auto ptr = "/artifacts/summary"_json_pointer; record.contains(ptr) && record[ptr].is_object())
+    row.compiler = compiler_cells::from_summary(record[ptr]);
   return row;
+}
+
+compiler_cells compiler_cells::from_summary(const json& summary) {
+  compiler_cells cells;
+  if (summary.contains("max_registers") && summary["max_registers"].is_number_integer())
+    cells.registers = std::to_string(summary["max_registers"].get<std::int64_t>());
+  if (summary.contains("spills") && summary["spills"].is_boolean())
+    cells.spills = summary["spills"].get<bool>() ? "yes" : "no";
+  if (summary.contains("tensor_core") && summary["tensor_core"].is_string())
+    cells.tensor_core = summary["tensor_core"].get<std::string>();
+  const json kernels =
+      summary.contains("kernels") && summary["kernels"].is_array() ? summary["kernels"] : json::array();
+  cells.load_width = widest_load_cell(kernels);
+  cells.threads = distinct(kernels, "threads_per_block", [](std::int64_t v) { return std::to_string(v); });
+  cells.shared_memory = distinct(kernels, "shared_memory_bytes", format_bytes);
+  return cells;
 }
 
 void table_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
   std::size_t width = 4;
   for (const auto& r : rows) width = std::max(width, r.task.size());
-  fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", "task", width, "size",
-             "status", "robust", "max|err|", "kernel", "xla ref", "ratio", "note");
+  const auto compiler = [&](const compiler_cells* c) {
+    if (!m_options.show_compiler) return std::string();
+    return c ? compiler_row_cells(k_table_compiler, *c) : compiler_header_cells(k_table_compiler);
+  };
+  fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size", "status",
+             "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
     ++counts[r.status];
-    fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}\n", r.task, width, r.size,
+    fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
                r.status, format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.ratio()), first_line(r.message, 80));
+               format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), first_line(r.message, 80));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
@@ -76,17 +141,22 @@ void table_printer::print(std::ostream& out, const std::vector<summary_row>& row
 }
 
 void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
-  fmt::print(out, "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |\n");
-  fmt::print(out, "|---|---|---|---|---|---|---|---|---|\n");
+  const bool compiler = m_options.show_compiler;
+  fmt::print(
+      out,
+      "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
+      compiler ? compiler_header_cells(k_markdown_compiler) : "");
+  fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.level, r.size, r.status,
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size, r.status,
                format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.ratio()));
+               format_us(r.reference_us), format_ratio(r.ratio()),
+               compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
 }
 
-std::unique_ptr<summary_printer> make_printer(const std::string& format) {
-  if (format == "table") return std::make_unique<table_printer>();
-  if (format == "markdown") return std::make_unique<markdown_printer>();
+std::unique_ptr<summary_printer> make_printer(const std::string& format, summary_options options) {
+  if (format == "table") return std::make_unique<table_printer>(options);
+  if (format == "markdown") return std::make_unique<markdown_printer>(options);
   throw std::invalid_argument(fmt::format("unknown summary format '{}' (table, markdown)", format));
 }
 

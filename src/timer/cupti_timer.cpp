@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>
 #include <cupti_activity.h>
 #include <cupti_result.h>
 #include <cupti_version.h>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/kernel_records.hpp"
+#include "pallasbench/nvml_device.hpp"
 
 namespace {
 
@@ -47,6 +49,9 @@ struct timer_state {
   std::mutex mutex;  // CUPTI completes buffers on its own thread
   std::vector<activity_record> records;
   std::vector<time_window> windows;
+  std::vector<nlohmann::json> window_clocks;  // SM clock (MHz) read as each sample ended
+  std::unique_ptr<pallasbench::nvml_device> nvml;
+  std::string nvml_error;
   std::uint64_t open_begin = 0;
   bool in_sample = false;
 };
@@ -110,6 +115,37 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   s.records.insert(s.records.end(), found.begin(), found.end());
 }
 
+// NVML's index of the device JAX calls 0: the first entry of CUDA_VISIBLE_DEVICES when it is a
+// number (NVML ignores that variable), else 0.
+unsigned nvml_index() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible || !*visible) return 0;
+  char* end = nullptr;
+  const unsigned long index = std::strtoul(visible, &end, 10);
+  return end != visible && (*end == '\0' || *end == ',') ? static_cast<unsigned>(index) : 0;
+}
+
+// The L2 size of CUDA device 0 from the driver API (libcuda.so.1, present wherever a GPU is).
+nlohmann::json l2_bytes() {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) return nullptr;
+  decltype(&cuInit) init = nullptr;
+  decltype(&cuDeviceGet) device_get = nullptr;
+  decltype(&cuDeviceGetAttribute) attribute = nullptr;
+  nlohmann::json bytes = nullptr;
+  CUdevice device = 0;
+  int value = 0;
+  if (resolve(cuda, "cuInit", init) && resolve(cuda, "cuDeviceGet", device_get) &&
+      resolve(cuda, "cuDeviceGetAttribute", attribute) && init(0) == CUDA_SUCCESS &&
+      device_get(&device, 0) == CUDA_SUCCESS &&
+      attribute(&value, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device) == CUDA_SUCCESS)
+    bytes = value;
+  dlclose(cuda);
+  return bytes;
+}
+
+nlohmann::json optional_json(const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
+
 }  // namespace
 
 extern "C" {
@@ -153,7 +189,27 @@ int pb_timer_init(const char* cupti_path, char* error, std::size_t error_len) {
       copy_error(fmt::format("cuptiActivityEnable({}): {}", static_cast<int>(kind), describe(r)), error, error_len);
       return 1;
     }
+  // Clocks are optional: without NVML the samples carry no clock and the record says why.
+  state().nvml = pallasbench::nvml_device::open(nvml_index(), state().nvml_error);
   return 0;
+}
+
+// The device as the timer sees it, as JSON in `out`: L2 bytes, SM clocks, name, throttle
+// reasons now. Returns the bytes needed, like pb_timer_collect.
+std::size_t pb_timer_device(char* out, std::size_t cap) {
+  auto& s = state();
+  nlohmann::json device = {{"l2_bytes", l2_bytes()}, {"nvml_error", s.nvml_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.nvml_error)}};
+  if (s.nvml) {
+    device["name"] = s.nvml->name();
+    device["sm_clock_mhz"] = optional_json(s.nvml->sm_clock_mhz());
+    device["sm_clock_max_mhz"] = optional_json(s.nvml->max_sm_clock_mhz());
+    const auto reasons = s.nvml->clock_event_reasons();
+    device["clock_event_reasons"] = reasons ? nlohmann::json(pallasbench::clock_event_names(*reasons)) : nlohmann::json(nullptr);
+  }
+  const std::string text = device.dump();
+  if (text.size() + 1 > cap) return text.size() + 1;
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return text.size() + 1;
 }
 
 // Sample boundaries, on CUPTI's clock. The caller synchronises the device before each mark.
@@ -171,6 +227,7 @@ int pb_timer_end_sample() {
   std::uint64_t end = 0;
   s.api.timestamp(&end);
   s.windows.push_back({s.open_begin, end});
+  s.window_clocks.push_back(s.nvml ? optional_json(s.nvml->sm_clock_mhz()) : nlohmann::json(nullptr));
   s.in_sample = false;
   return 0;
 }
@@ -188,9 +245,15 @@ std::size_t pb_timer_collect(char* out, std::size_t cap) {
   }
   const auto grouped = pallasbench::group_by_sample(records, s.windows);
   nlohmann::json samples = nlohmann::json::array();
-  for (const auto& sample : grouped.samples)
-    samples.push_back({{"sum_us", sample.sum_us}, {"span_us", sample.span_us}, {"activities", sample.activities},
-                       {"kernels", sample.kernels}});
+  for (std::size_t i = 0; i < grouped.samples.size(); ++i) {
+    const auto& sample = grouped.samples[i];
+    samples.push_back({{"sum_us", sample.sum_us},
+                       {"span_us", sample.span_us},
+                       {"activities", sample.activities},
+                       {"kernels", sample.kernels},
+                       {"kernel_us", sample.kernel_us},
+                       {"sm_clock_mhz", i < s.window_clocks.size() ? s.window_clocks[i] : nlohmann::json(nullptr)}});
+  }
   const std::string text =
       nlohmann::json{{"samples", samples}, {"outside", grouped.outside}, {"straddling", grouped.straddling}}.dump();
   if (text.size() + 1 > cap) return text.size() + 1;
@@ -198,6 +261,7 @@ std::size_t pb_timer_collect(char* out, std::size_t cap) {
   const std::lock_guard lock(s.mutex);
   s.records.clear();
   s.windows.clear();
+  s.window_clocks.clear();
   return text.size() + 1;
 }
 

@@ -1,10 +1,12 @@
 """matmul_silu: silu(x @ w) = (x @ w) * sigmoid(x @ w).
 
-One pallas_call: (bm, bn) output tiles (128x128, halved toward 32x32 while the grid would leave
-SMs idle), K walked in 32-wide steps by an in-kernel fori_loop into a float32 accumulator, silu
-applied in the epilogue before the single store.
-Dots run on TF32 tensor cores (Triton's default f32 precision), operands rounded to nearest
-TF32 in the kernel first (Triton would truncate them: a ~1e-3 bias per matmul).
+A packing pass first writes w transposed, K-major (tiled_matmul.pack_weights: TF32 wgmma reads
+shared memory K-major only; N-major tiles ran 3x slower). Then one pallas_call: (bm, bn) output
+tiles (128x128, halved while the grid would leave SMs idle), K walked in 32-wide steps by an
+in-kernel fori_loop into a float32 accumulator, silu applied in the epilogue before the single
+store.
+Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
+itself, cvt.rna): relative error 3.0e-4 on the H200 at LARGE, against 2e-3.
 """
 
 import jax

@@ -1,11 +1,14 @@
 """swiglu: silu(x @ wg) * (x @ wu).
 
-One pallas_call computes both projections and the gate: each program owns one (bm, bn) output
-tile (128x64, halved while the grid would leave SMs idle), walks K in 32-wide steps with an
-in-kernel fori_loop, loads each x tile once for both dots and keeps two float32 accumulators;
-the epilogue applies silu to the gate and multiplies by the up projection before the single store.
-Dots run on TF32 tensor cores (Triton's default f32 precision), operands rounded to nearest
-TF32 in the kernel first (Triton would truncate them: a ~1e-3 bias per matmul).
+A packing pass first writes wg and wu transposed (K-major) and interleaved per output column tile
+(tiled_matmul.pack_weights). Then one pallas_call computes both projections and the gate: each
+program owns one (bm, bn) output tile (128x64, halved while the grid would leave SMs idle), walks
+K in 32-wide steps with an in-kernel fori_loop and feeds each x tile to a single (bm, 2*bn) dot
+against the interleaved [wg | wu] tile, one float32 accumulator; the epilogue splits it, applies
+silu to the gate half and multiplies by the up half before the single store. (Two dots per step
+into two accumulators ran at half the rate on the H200.)
+Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
+itself, cvt.rna): relative error 4.2e-4 on the H200 at LARGE, against 2e-3.
 """
 
 import jax

@@ -1,9 +1,11 @@
 """gated_mlp: (silu(x @ wg) * (x @ wu)) @ wd.
 
-Two pallas_calls in sequence, nothing in between. The first is the SwiGLU kernel: per (bm, bn)
-tile of h one K loop feeds both projections (one x tile load, two float32 accumulators) and the
-epilogue gates, so only h goes to memory. The second is the tiled down-projection h @ wd. Dots
-run on TF32 tensor cores (Triton's default), operands rounded to nearest TF32 in the kernel first.
+Two matmul pallas_calls in sequence, nothing in between but their weight-packing passes
+(tiled_matmul.pack_weights: weights transposed, K-major). The first is the SwiGLU kernel: per (bm,
+bn) tile of h one K loop feeds one dot against the interleaved [wg | wu] tile and the epilogue
+gates, so only h goes to memory. The second is the tiled down-projection h @ wd.
+Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
+itself, cvt.rna): relative error 5.2e-4 on the H200 at LARGE, against 2e-3.
 """
 
 import jax

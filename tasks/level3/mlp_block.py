@@ -1,10 +1,12 @@
 """mlp_block: gelu(x @ w1 + b1) @ w2 + b2.
 
-Two pallas_calls in sequence, nothing in between, each a tiled matmul (128x128 tiles, halved
-while the grid would leave SMs idle) with its K loop inside the kernel: the first adds b1 and
-applies gelu (tanh form) in its epilogue, so only the activated hidden layer goes to memory; the
-second adds b2 in its epilogue. Dots run on TF32 tensor cores (Triton's default), operands
-rounded to nearest TF32 in the kernel first.
+Two matmul pallas_calls in sequence, nothing in between but their weight-packing passes
+(tiled_matmul.pack_weights: weights transposed, K-major), each a tiled matmul (128x128 tiles,
+halved while the grid would leave SMs idle) with its K loop inside the kernel: the first adds b1
+and applies gelu (tanh form) in its epilogue, so only the activated hidden layer goes to memory;
+the second adds b2 in its epilogue.
+Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
+itself, cvt.rna): relative error 2.6e-4 on the H200 at LARGE, against 2e-3.
 """
 
 import jax

@@ -21,6 +21,8 @@ TEST(KernelRecords, SumsAndSpansPerSample) {
   EXPECT_DOUBLE_EQ(g.samples[1].sum_us, 2.5);
   EXPECT_DOUBLE_EQ(g.samples[1].span_us, 2.5);
   EXPECT_EQ(g.samples[0].kernels.at("triton_a"), 1);
+  EXPECT_DOUBLE_EQ(g.samples[0].kernel_us.at("triton_a"), 1.0);
+  EXPECT_DOUBLE_EQ(g.samples[0].kernel_us.at("triton_b"), 1.5);
   EXPECT_EQ(g.outside, 0u);
 }
 

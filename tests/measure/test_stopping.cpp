@@ -44,6 +44,31 @@ TEST(Stdrel, NoisyStreamNeverConvergesAndStopsAtBudget) {
   EXPECT_NE(c.state().find("budget of 1.00 s spent"), std::string::npos) << c.state();
 }
 
+TEST(Stdrel, TimeRulesCountSamplingCostNotSampleTime) {
+  // Device-timed samples: 5 us kernels, each sample costing 100 us of host time (flush, dispatch).
+  stdrel_criterion c({10, 0.25, 0.005, 1.0});
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(5.0, 100.0);
+    ++added;
+  }
+  EXPECT_TRUE(c.converged());
+  EXPECT_EQ(added, 2'500u);  // 0.25 s of cost, not 50'000 samples of 5 us
+}
+
+TEST(Stdrel, CostlySamplesSpendTheBudget) {
+  stdrel_criterion c({10, 0.25, 0.005, 0.5});
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> wide(2.0, 8.0);
+  std::size_t added = 0;
+  while (!c.finished()) {
+    c.add(wide(rng), 1'000.0);
+    ++added;
+  }
+  EXPECT_FALSE(c.converged());
+  EXPECT_EQ(added, 500u);
+}
+
 TEST(Stdrel, SettlingStreamConvergesOnceNoiseFalls) {
   // A noisy warm phase, then steady samples: convergence waits for the mixture to settle.
   stdrel_criterion c({10, 0.0, 0.005, 100.0});

@@ -83,3 +83,27 @@ def test_errors_are_replies_not_crashes(worker):
         assert not reply["ok"] and "run before load" in reply["error"]["message"]
     finally:
         early.close()
+
+
+def test_cpu_timing_is_wall_clock_and_artifacts_say_why_not(worker, tmp_path):
+    ref = worker.call(cmd="reference", task="relu", size="small", seed=0, dir=str(tmp_path))
+    specs = [{"shape": i["shape"], "dtype": i["dtype"]} for i in ref["inputs"]]
+    loaded = worker.call(cmd="load", candidate={"task": "relu"}, task_name="relu", inputs=specs,
+                         artifacts={"mode": "files", "dir": str(tmp_path / "compiler")})
+    assert loaded["ok"], loaded
+    assert loaded["artifacts"] == {"mode": "files", "artifacts_unavailable": "cpu interpret mode"}
+    timed = worker.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=1,
+                        min_samples=3, max_samples=3, min_seconds=0, max_seconds=5)
+    assert timed["ok"], timed
+    assert timed["timer"] == "wall" and "timer_error" not in timed
+    assert len(timed["samples_us"]) == 3 and min(timed["samples_us"]) > 0
+    device = worker.call(cmd="device")
+    assert device["ok"] and device["timer"] == "wall" and device["timer_error"] is None
+
+
+def test_artifacts_none_captures_nothing(worker, tmp_path):
+    ref = worker.call(cmd="reference", task="relu", size="small", seed=0, dir=str(tmp_path))
+    specs = [{"shape": i["shape"], "dtype": i["dtype"]} for i in ref["inputs"]]
+    loaded = worker.call(cmd="load", candidate={"task": "relu"}, task_name="relu", inputs=specs,
+                         artifacts={"mode": "none"})
+    assert loaded["ok"] and loaded["artifacts"] == {"mode": "none"}

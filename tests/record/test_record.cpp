@@ -37,8 +37,11 @@ task_result sample_result() {
   r.compile_s = 0.25;
   r.pallas_calls = {{{"grid", {64, 1}}, {"block_shapes", {{8, 512}, {8, 512}}}}};
   r.correctness = correctness_report{};
-  r.timing = wall_timing{timed_series{summarize(std::vector<double>{10, 12, 11}), true, "converged"},
-                         timed_series{summarize(std::vector<double>{5, 6, 7}), false, "budget spent"}, "highest"};
+  timing_result timing;
+  timing.kernel.series = timed_series{summarize(std::vector<double>{10, 12, 11}), true, "converged"};
+  timing.reference = timed_side{timed_series{summarize(std::vector<double>{5, 6, 7}), false, "budget spent"}};
+  timing.reference_precision = "highest";
+  r.timing = timing;
   return r;
 }
 
@@ -83,6 +86,64 @@ TEST(Record, CarriesMeasuredValues) {
   EXPECT_EQ(j["source_original"], "def kernel(x): ...");
   EXPECT_NE(j["triton_code"].get<std::string>().find("pallasbench.kernels.tiled_matmul"), std::string::npos);
   EXPECT_EQ(j["python_code"], "def reference(x): ...");
+}
+
+// A GPU record timed with CUPTI: 100 us kernel, 150 us reference, one sample under 90% clock.
+task_result cupti_result() {
+  auto r = sample_result();
+  r.config.device = "gpu";
+  r.config.size = "medium";
+  r.task.flops["medium"] = 2'000'000'000;  // 2 GFLOP in 100 us: 20 TFLOP/s
+  r.task.bytes["medium"] = 100'000'000;    // 100 MB in 100 us: 1000 GB/s
+  r.task.uses_tf32 = true;
+  r.environment = {{"gpu", {{"ceilings", {{"copy", {{"gbps", 4000.0}}}, {"matmul_tf32", {{"tflops", 400.0}}},
+                                          {"matmul_f32", {{"tflops", 50.0}}}}}}}};
+  timing_result t;
+  t.timer = "cupti";
+  t.kernel.series = timed_series{summarize(std::vector<double>(21, 100.0)), true, "converged"};
+  t.kernel.wall_us = std::vector<double>(21, 130.0);
+  t.kernel.sm_clock_mhz = std::vector<double>(20, 1980.0);
+  t.kernel.sm_clock_mhz.push_back(1500.0);
+  t.kernel.kernels = {{"_body", {{"count", 21}, {"total_us", 1575.0}}}, {"_pack", {{"count", 21}, {"total_us", 525.0}}}};
+  t.reference = timed_side{timed_series{summarize(std::vector<double>(21, 150.0)), true, "converged"}};
+  t.reference_precision = "default";
+  t.l2_flush_bytes = 125'829'120;
+  t.sm_clock_max_mhz = 1980.0;
+  r.timing = t;
+  return r;
+}
+
+TEST(Record, CuptiTimingClaimsSpeedupWithInterval) {
+  const auto j = to_record(cupti_result());
+  const auto& t = j["timing"];
+  EXPECT_EQ(t["timer"], "cupti");
+  EXPECT_DOUBLE_EQ(t["speedup"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(t["speedup_ci95"][0].get<double>(), 1.5);  // constant samples: a point interval
+  EXPECT_TRUE(t["l2_flush"].get<bool>());
+  EXPECT_EQ(t["throttled_samples"], 1);
+  EXPECT_EQ(t["sm_clock_mhz"]["start"], 1980.0);
+  EXPECT_EQ(t["sm_clock_mhz"]["end"], 1500.0);
+  EXPECT_EQ(t["kernels"][0]["name"], "_body");  // largest share first
+  EXPECT_DOUBLE_EQ(t["kernels"][0]["share"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["result"]["wall_time_seconds"].get<double>(), 130e-6);  // host time, not device time
+}
+
+TEST(Record, RooflineAgainstTheRunsCeilings) {
+  const auto roofline = to_record(cupti_result())["roofline"];
+  EXPECT_NEAR(roofline["tflops"].get<double>(), 20.0, 1e-9);
+  EXPECT_NEAR(roofline["gbps"].get<double>(), 1000.0, 1e-9);
+  EXPECT_NEAR(roofline["pct_peak_bandwidth"].get<double>(), 25.0, 1e-9);
+  EXPECT_NEAR(roofline["pct_peak_flops"].get<double>(), 5.0, 1e-9);  // TF32 task: the TF32 ceiling
+  EXPECT_EQ(roofline["flops_ceiling"], "matmul_tf32");
+}
+
+TEST(Record, WallTimingClaimsNoSpeedupOrRoofline) {
+  auto r = cupti_result();
+  r.timing->timer = "wall";
+  const auto j = to_record(r);
+  EXPECT_TRUE(j["timing"]["speedup"].is_null());
+  EXPECT_TRUE(j["roofline"]["tflops"].is_null());
+  EXPECT_TRUE(j["roofline"]["pct_peak_bandwidth"].is_null());
 }
 
 TEST(Record, GpuMemoryIsTheKernelsOwnNotTheProcessPeak) {

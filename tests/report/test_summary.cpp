@@ -64,6 +64,94 @@ TEST(Summary, MarkdownHasHeaderAndRows) {
   EXPECT_THROW((void)make_printer("html"), std::invalid_argument);
 }
 
+// A record carrying a static summary as summarize_compiler_output writes it (the matmul capture's values).
+nlohmann::json record_with_compiler_summary() {
+  auto r = record("matmul", "ok", 50, 100);
+  r["artifacts"]["summary"] = {{"tensor_core", "wgmma"},
+                               {"max_registers", 95},
+                               {"spills", false},
+                               {"kernels",
+                                {{{"name", "_body"},
+                                  {"threads_per_block", 128},
+                                  {"shared_memory_bytes", 57344},
+                                  {"widest_global_load_bytes", 16},
+                                  {"tma_loads", 0}}}}};
+  return r;
+}
+
+// The cells after the ratio column of the row of `task`.
+std::string compiler_cells_of(const std::string& table, const std::string& task) {
+  const auto row = table.substr(table.find("\n" + task + " ") + 1);
+  return row.substr(0, row.find('\n'));
+}
+
+TEST(Summary, CompilerCellsFromTheStaticSummary) {
+  const auto cells = summary_row::from_record(record_with_compiler_summary()).compiler;
+  EXPECT_EQ(cells.registers, "95");
+  EXPECT_EQ(cells.spills, "no");
+  EXPECT_EQ(cells.tensor_core, "wgmma");
+  EXPECT_EQ(cells.load_width, "16");
+  EXPECT_EQ(cells.threads, "128");
+  EXPECT_EQ(cells.shared_memory, "56 KiB");
+}
+
+TEST(Summary, CompilerCellsOfSeveralKernelsAndTmaLoads) {
+  nlohmann::json summary = {{"tensor_core", "none"},
+                            {"max_registers", 64},
+                            {"spills", true},
+                            {"kernels",
+                             {{{"threads_per_block", 256},
+                               {"shared_memory_bytes", 128},
+                               {"tma_loads", 2},
+                               {"widest_global_load_bytes", nullptr}},
+                              {{"threads_per_block", 128},
+                               {"shared_memory_bytes", 128},
+                               {"tma_loads", 1},
+                               {"widest_global_load_bytes", nullptr}}}}};
+  const auto cells = compiler_cells::from_summary(summary);
+  EXPECT_EQ(cells.spills, "yes");
+  EXPECT_EQ(cells.load_width, "tma");
+  EXPECT_EQ(cells.threads, "256/128");
+  EXPECT_EQ(cells.shared_memory, "128 B");
+}
+
+TEST(Summary, RecordWithoutStaticSummaryShowsDashes) {
+  auto cpu = record("relu", "ok", 50, 100);
+  cpu["config"] = {{"device", "cpu"}};
+  cpu["artifacts"] = {{"jaxpr_dag", nlohmann::json::object()}};  // interpret mode: no compiler output
+  const auto cells = summary_row::from_record(cpu).compiler;
+  for (const auto* cell :
+       {&cells.registers, &cells.spills, &cells.tensor_core, &cells.load_width, &cells.threads, &cells.shared_memory})
+    EXPECT_EQ(*cell, "-");
+}
+
+TEST(Summary, TableShowsCompilerColumnsOnRequest) {
+  const std::vector rows = {summary_row::from_record(record_with_compiler_summary()),
+                            summary_row::from_record(record("relu", "ok", 50, 100))};
+  std::ostringstream plain, shown;
+  table_printer().print(plain, rows);
+  make_printer("table", {.show_compiler = true})->print(shown, rows);
+  EXPECT_EQ(plain.str().find("tensor-core"), std::string::npos) << plain.str();
+  EXPECT_NE(shown.str().find("regs  spills  tensor-core  ld width  threads      smem"), std::string::npos)
+      << shown.str();
+  EXPECT_NE(compiler_cells_of(shown.str(), "matmul").find("  95  no      wgmma              16      128    56 KiB  "),
+            std::string::npos)
+      << shown.str();
+  EXPECT_NE(compiler_cells_of(shown.str(), "relu").find("   -  -       -                   -        -         -  "),
+            std::string::npos)
+      << shown.str();
+}
+
+TEST(Summary, MarkdownShowsCompilerColumnsOnRequest) {
+  std::ostringstream out;
+  make_printer("markdown", {.show_compiler = true})
+      ->print(out, {summary_row::from_record(record_with_compiler_summary())});
+  EXPECT_NE(out.str().find("| ratio (ref/kernel) | regs | spills | tensor-core | ld width | threads | smem |"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("| 2.00x | 95 | no | wgmma | 16 | 128 | 56 KiB |"), std::string::npos) << out.str();
+}
+
 TEST(Summary, ProgressLine) {
   const auto line = progress_line(3, 38, summary_row::from_record(record("relu", "ok", 50, 100)), 2.25);
   EXPECT_EQ(line, "[3/38] relu (medium) ok  robust yes  max|err| 1.50e-07  kernel 50.0 us  xla 100.0 us  2.2 s");

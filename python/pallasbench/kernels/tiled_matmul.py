@@ -1,14 +1,34 @@
 """Tiled Pallas matmul with a fused prologue and epilogue, shared by the matmul-class tasks.
 
-Not a task (the leading underscore keeps the registry away). One program computes one (bm, bn)
-output tile for each weight it is given: it walks K in bk steps with lax.fori_loop, loading
-(bm, bk) tiles of x and (bk, bn) tiles of every weight straight from global memory (raw pl.ANY
-refs), and keeps one float32 accumulator per weight. The prologue maps each loaded x tile (relu
-before a matmul), the epilogue maps the accumulators and the bias tile to the output tile (bias,
-activation, gate), so nothing is written to memory but the final result. Dots run at Triton's
-default f32 precision, TF32 tensor cores, on operands rounded to nearest TF32 in the kernel.
+Not a task (the leading underscore keeps the registry away). Two pallas_calls:
+
+1. `pack_weights`: one streaming pass that writes every weight transposed, K-major (N, K),
+   interleaved per output column tile: for a tile of bn columns the packed matrix holds bn rows
+   of w_1^T, then bn rows of w_2^T, ... Cost: one read and one write of the weights, at copy
+   bandwidth (46 us for a 4096x4096 weight on the H200, as XLA's own transpose).
+2. The matmul: one program per (bm, bn) output tile walks K in bk steps with lax.fori_loop,
+   loading a (bm, bk) tile of x and one (n_w * bn, bk) tile of the packed weights straight from
+   global memory (raw pl.ANY refs) into a single dot and a single float32 accumulator. The
+   epilogue splits the accumulator into its n_w column blocks and maps them and the bias tile to
+   the output tile (bias, activation, gate), so nothing is written to memory but the result.
+
+Why K-major weights: f32 dots at precision DEFAULT run on TF32 wgmma, which reads a 32-bit
+operand from shared memory K-major only. A (bk, bn) tile of a row-major (K, N) weight is
+N-major and Triton re-lays it out every K step: measured on the H200 at 4096^3, 1.70-1.98 ms
+(70-80 TFLOP/s) for that loop against 0.62 ms (222 TFLOP/s) on K-major weights. Why one dot:
+swiglu's two projections as two dots per K step (two accumulators) ran at half the rate of one
+dot on the interleaved weights. Tiles: 128x128 per program in all, bk 32, 4 warps, 3 stages was
+the fastest plan at LARGE (bench/tune_matmul.py).
+
+Accuracy: Triton rounds f32 dot operands to nearest TF32 itself (cvt.rna.tf32.f32 on both
+tiles every K step, in the PTX of these kernels), so products are unbiased: errors on the H200
+were identical with and without explicit rounding in the kernels (e.g. gated_mlp 5.2e-4 relative,
+as a round-to-nearest simulation predicts; truncation would give 2.3e-3, over the 2e-3
+tolerance). The `round_*` options add explicit rounding (`round_tf32`) for a lowering that
+truncates; off by default.
 """
 
+import contextlib
 import functools
 
 import jax
@@ -22,15 +42,38 @@ from pallasbench import tasklib as tl
 NUM_SMS = 132
 # Row tiles launched together (Triton's grouped ordering) so they share w's column tiles in L2.
 GROUP_M = 8
-# Smallest M/N tile the occupancy rule may shrink to; jnp.dot needs >= 16, 32 keeps MMAs fed.
-MIN_TILE = 32
-# K step: 32 f32 columns = 128 bytes per row, four k8 TF32 MMA steps per load.
+# Smallest row tile: one warpgroup's wgmma covers 64 rows.
+MIN_BM = 64
+# Smallest column tile of one dot (all weights together).
+MIN_BN = 32
+# K step: 32 f32 columns = 128-byte rows of both tiles, four k8 TF32 wgmma steps per load.
 BK = 32
+# Pack pass block (K rows x N columns of a weight): 64x64 ran at copy bandwidth on the H200.
+PACK_BLOCK = 64
 
 # Per-element FLOPs of the epilogue activations, for the tasks' flops() models.
 RELU_FLOPS = 1  # max
 SILU_FLOPS = 5  # y * 1/(1+exp(-y)): neg, exp, add, divide, multiply (exp counted as 1)
 GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh as 1)
+
+# Contract x's last dim with the packed weight's last dim: x @ w_packed^T, no explicit transpose.
+_NT_DIMS = (((1,), (1,)), ((), ()))
+
+# Tuning hook (bench/tune_matmul.py): values set here replace the plan's and the call's choices
+# while a kernel is traced. Keys: bm, bn (per weight) or width (all weights together), bk,
+# num_warps, num_stages, round_x, round_w, round_out.
+_OVERRIDES: dict = {}
+
+
+@contextlib.contextmanager
+def overrides(**kw):
+    """Within the block, fused_matmul traces with these plan/rounding choices (tuning only)."""
+    global _OVERRIDES
+    previous, _OVERRIDES = _OVERRIDES, {**_OVERRIDES, **kw}
+    try:
+        yield
+    finally:
+        _OVERRIDES = previous
 
 
 def relu(y):
@@ -50,10 +93,8 @@ def gelu(y):
 def round_tf32(t):
     """float32 -> nearest TF32 value (ties away from zero, as cvt.rna.tf32.f32), kept in float32.
 
-    Triton feeds float32 operands to the TF32 tensor cores as they are, and the hardware drops
-    their 13 low mantissa bits: truncation shrinks every product toward zero, a coherent ~1e-3
-    relative bias per matmul that two chained matmuls push past the 2e-3 tolerance. Rounding
-    first leaves only unbiased TF32 error (~3e-4). Two integer ops per loaded element.
+    Its 13 low mantissa bits are zero, so a lowering that truncates operands to TF32 sees it
+    unchanged. Two integer ops per element.
     """
     bits = lax.bitcast_convert_type(t, jnp.int32)  # int32: a Python 0xFFFFE000 would not fit
     return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
@@ -69,24 +110,25 @@ def _tile(dim: int, pref: int) -> int:
     return max(16, min(pref, tl.next_pow2(dim)))
 
 
-def _plan(m: int, n: int, k: int, n_acc: int):
-    """Tiles (bm, bn, bk), warps and stages for an (m, k) @ (k, n) problem with n_acc weights."""
+def _plan(m: int, n: int, k: int, n_w: int):
+    """Tiles (bm, bn per weight, bk), warps and stages for (m, k) @ (k, n) with n_w weights.
+
+    One dot of (bm, bk) x (bk, n_w * bn) per K step. 128 x 128 per program in all (four warps:
+    one warpgroup, 128 accumulator registers a thread, three stages) was the fastest tile on the
+    H200: 256x128 / 128x256 at eight warps, four stages and bk = 64 were 2-140% slower, 128x64
+    and 64x128 25-35%. Small problems shrink the tile until every SM has a program.
+    """
     bk = _tile(k, BK)
-    # 128x128 f32 accumulator elements per program in all: 64 registers a thread at 8 warps.
     bm = _tile(m, 128)
-    bn = _tile(n, 128 // n_acc)
-    # Small problems: shrink the larger tile until every SM has a program.
-    while tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS and max(bm, bn) > MIN_TILE:
-        if bn >= bm:
+    bn = _tile(n, max(16, 128 // n_w))
+    while tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS:
+        if bn * n_w >= bm and bn * n_w > MIN_BN and bn > 16:
             bn //= 2
-        else:
+        elif bm > MIN_BM:
             bm //= 2
-    acc_elems = bm * bn * n_acc
-    num_warps = 8 if acc_elems >= 128 * 128 else 4
-    # Shared memory per stage is bk * (bm + n_acc * bn) * 4 bytes: at most 32 KiB here, so three
-    # stages of the big tiles and four of the small ones stay far below the H200's 227 KiB.
-    num_stages = 3 if acc_elems >= 128 * 128 else 4
-    return bm, bn, bk, num_warps, num_stages
+        else:
+            break
+    return bm, bn, bk, 4, 3
 
 
 def _pad(a, axis: int, mult: int):
@@ -109,50 +151,102 @@ def _tile_ids(pid, grid_m: int, grid_n: int):
     return first_m + lax.rem(in_group, rows), lax.div(in_group, rows)
 
 
-def _body(x_ref, *refs, n_w, has_bias, prologue, epilogue, bm, bn, bk, k_steps, grid):
-    w_refs, o_ref = refs[:n_w], refs[-1]
+def _pack_body(*refs, n_w, rounded):
+    w_refs, o_ref = refs[:n_w], refs[n_w]
+    for i, w_ref in enumerate(w_refs):
+        t = w_ref[...]
+        o_ref[0, i] = (round_tf32(t) if rounded else t).T
+
+
+def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_weights"):
+    """n_w weights (K, N) -> (n_w * N, K): K-major, interleaved per bn columns (and rounded to
+    nearest TF32 when `rounded`).
+
+    Row block j of the result (n_w * bn rows) is [w_1[:, j*bn:(j+1)*bn]^T; ...; w_n[...]^T].
+    K and N must be multiples of 16 and N a multiple of bn (callers pad first).
+    """
+    k, n = weights[0].shape
+    n_w = len(weights)
+    bk_p, bn_p = _tile(k, PACK_BLOCK), _tile(bn, PACK_BLOCK)
+    per = bn // bn_p
+    packed = pl.pallas_call(
+        functools.partial(_pack_body, n_w=n_w, rounded=rounded),
+        out_shape=jax.ShapeDtypeStruct((n // bn, n_w, bn, k), weights[0].dtype),
+        grid=(k // bk_p, n // bn_p),
+        in_specs=[pl.BlockSpec((bk_p, bn_p), lambda i, j: (i, j))] * n_w,
+        out_specs=pl.BlockSpec((1, n_w, bn_p, bk_p), lambda i, j: (j // per, 0, j % per, i)),
+        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        name=name,
+    )(*weights)
+    return packed.reshape(n_w * n, k)  # row-major: a free reshape
+
+
+def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round_out,
+          bm, bn, bk, k_steps, grid):
+    o_ref = refs[-1]
     pid_m, pid_n = _tile_ids(pl.program_id(0), *grid)
     rows = pl.ds(pl.multiple_of(pid_m * bm, bm), bm)
-    cols = pl.ds(pl.multiple_of(pid_n * bn, bn), bn)
+    wrows = pl.ds(pl.multiple_of(pid_n * (n_w * bn), n_w * bn), n_w * bn)
 
-    def step(k, accs):
+    def step(k, acc):
         ks = pl.ds(pl.multiple_of(k * bk, bk), bk)
-        xt = round_tf32(prologue(x_ref[rows, ks]))
-        return tuple(acc + jnp.dot(xt, round_tf32(w_ref[ks, cols]),
-                                   preferred_element_type=jnp.float32)
-                     for acc, w_ref in zip(accs, w_refs))
+        xt = prologue(x_ref[rows, ks])
+        if round_x:
+            xt = round_tf32(xt)
+        return acc + lax.dot_general(xt, w_ref[wrows, ks], _NT_DIMS,
+                                     precision=lax.Precision.DEFAULT,  # TF32 whatever the config
+                                     preferred_element_type=jnp.float32)
 
-    accs = lax.fori_loop(0, k_steps, step,
-                         tuple(jnp.zeros((bm, bn), jnp.float32) for _ in w_refs))
-    extra = (refs[n_w][...],) if has_bias else ()
-    o_ref[...] = epilogue(*accs, *extra).astype(o_ref.dtype)
+    acc = lax.fori_loop(0, k_steps, step, jnp.zeros((bm, n_w * bn), jnp.float32))
+    parts = jnp.split(acc, n_w, axis=1) if n_w > 1 else (acc,)
+    extra = (refs[0][...],) if has_bias else ()
+    out = epilogue(*parts, *extra)
+    if round_out:
+        out = round_tf32(out)
+    o_ref[...] = out.astype(o_ref.dtype)
 
 
-def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name="fused_matmul"):
-    """epilogue(x' @ w_1, ..., x' @ w_n[, bias]) with x' = prologue(x), in one pallas_call.
+def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=False,
+                 round_w=False, round_out=False, name="fused_matmul"):
+    """epilogue(x' @ w_1, ..., x' @ w_n[, bias]) with x' = prologue(x): a weight-packing pass,
+    then one matmul pallas_call.
 
-    x is (M, K), every weight (K, N), bias (N,) or None. epilogue maps float32 (bm, bn) tiles
-    (and a (1, bn) bias tile) to the output tile; prologue maps float32 (bm, bk) tiles of x and
-    must send 0 to 0 (padding). Ragged M, N, K are zero-padded outside the kernel.
+    x is (M, K), every weight (K, N), n = len(weights) a power of two, bias (N,) or None.
+    epilogue maps float32 (bm, bn) tiles (and a (1, bn) bias tile) to the output tile; prologue
+    maps float32 (bm, bk) tiles of x and must send 0 to 0 (padding). round_x / round_w /
+    round_out round x's tiles in the kernel / the packed weights / the result to nearest TF32
+    (not needed where Triton rounds dot operands itself, as on the H200). Ragged M, N, K are
+    zero-padded outside the kernel.
     """
+    ov = _OVERRIDES
     (m, k), n = x.shape, weights[0].shape[1]
-    bm, bn, bk, num_warps, num_stages = _plan(m, n, k, len(weights))
+    n_w = len(weights)
+    if n_w != tl.next_pow2(n_w):
+        raise ValueError(f"{name}: {n_w} weights; the epilogue split needs a power of two")
+    bm, bn, bk, num_warps, num_stages = _plan(m, n, k, n_w)
+    bm, bk = ov.get("bm", bm), ov.get("bk", bk)
+    bn = ov["width"] // n_w if "width" in ov else ov.get("bn", bn)
+    num_warps, num_stages = ov.get("num_warps", num_warps), ov.get("num_stages", num_stages)
+    round_x, round_w = ov.get("round_x", round_x), ov.get("round_w", round_w)
+    round_out = ov.get("round_out", round_out)
+
     xp = _pad(_pad(x, 0, bm), 1, bk)
-    wps = [_pad(_pad(w, 0, bk), 1, bn) for w in weights]
     mp, kp = xp.shape
+    wps = [_pad(_pad(w, 0, bk), 1, bn) for w in weights]
     np_ = wps[0].shape[1]
+    w_packed = pack_weights(wps, bn, rounded=round_w, name=name + "_pack")
     grid = (mp // bm, np_ // bn)
 
     any_spec = pl.BlockSpec(memory_space=pl.ANY)  # tiles are loaded by the K loop itself
-    in_specs = [any_spec] * (1 + len(weights))
-    operands = [xp, *wps]
+    in_specs = [any_spec, any_spec]
+    operands = [xp, w_packed]
     if bias is not None:
         in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, _tile_ids(p, *grid)[1])))
         operands.append(_pad(bias.reshape(1, n), 1, bn))
 
     body = functools.partial(
-        _body, n_w=len(weights), has_bias=bias is not None,
-        prologue=prologue or (lambda t: t), epilogue=epilogue,
+        _body, n_w=n_w, has_bias=bias is not None, prologue=prologue or (lambda t: t),
+        epilogue=epilogue, round_x=round_x, round_out=round_out,
         bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid)
     out = pl.pallas_call(
         body,

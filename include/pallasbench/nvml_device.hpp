@@ -1,0 +1,49 @@
+// The GPU's clocks, throttle reasons, utilisation and compute processes, from NVML.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallasbench {
+
+struct gpu_process {
+  unsigned pid = 0;
+  std::uint64_t used_bytes = 0;
+};
+
+// NVML (libnvidia-ml.so.1, installed with the driver) opened at run time, so nothing needs it to
+// build or to run on a machine without a GPU. RAII: the library is shut down and closed with the
+// object. Readings that NVML refuses come back empty, never as a made-up value.
+class nvml_device {
+public:
+  // The device at NVML index `index`; nullptr with the reason in `why` when NVML or the device
+  // is not there.
+  [[nodiscard]] static std::unique_ptr<nvml_device> open(unsigned index, std::string& why,
+                                                        const char* library = "libnvidia-ml.so.1");
+  ~nvml_device();
+  nvml_device(const nvml_device&) = delete;
+  nvml_device& operator=(const nvml_device&) = delete;
+
+  [[nodiscard]] std::optional<unsigned> sm_clock_mhz() const;
+  [[nodiscard]] std::optional<unsigned> max_sm_clock_mhz() const;
+  // NVML's clocks-event (throttle) reason bits; 0 or idle-only means not throttled.
+  [[nodiscard]] std::optional<std::uint64_t> clock_event_reasons() const;
+  [[nodiscard]] std::optional<unsigned> utilization_pct() const;
+  [[nodiscard]] std::vector<gpu_process> compute_processes() const;
+  [[nodiscard]] std::string name() const;
+
+  struct api;
+
+private:
+  nvml_device(std::unique_ptr<api> functions, void* device);
+  std::unique_ptr<api> m_api;
+  void* m_device = nullptr;
+};
+
+// Names of the throttle reasons set in NVML's bit mask (idle excluded: an idle GPU is not slowed).
+[[nodiscard]] std::vector<std::string> clock_event_names(std::uint64_t reasons);
+
+}  // namespace pallasbench

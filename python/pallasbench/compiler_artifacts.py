@@ -1,0 +1,177 @@
+"""What the compiler made of a candidate on the GPU: the Triton IR Pallas hands to XLA, XLA's PTX
+of the module, ptxas's resource report and the SASS of the kernel's own entry points, XLA's thunk
+sequence (launch grid, threads, shared memory), and on request the Triton pass trail.
+
+The worker compiles with XLA's dump options for this one compilation (compiler_options), then
+picks the files apart; the C++ side parses them into the static summary (src/report/).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+# Custom calls that carry Pallas kernels (Triton, Mosaic GPU).
+TRITON_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi")
+TOOL_TIMEOUT_S = 120
+
+
+def dump_options(dump_dir: Path) -> dict:
+    """XLA debug options for one compile that dump the module's PTX and thunk sequence.
+
+    On jax 0.11.2 (H200, 2026-11-30, bench/dump_variants.py) the PTX of a Pallas kernel appears
+    only with xla_dump_emitter_re=".*": xla_gpu_dump_llvmir alone, or the regex "triton" (which
+    dumps the Triton pass trail), give none. So every capture also writes the pass trail; it is
+    kept in the record only when asked for.
+    """
+    options = {"xla_dump_to": str(dump_dir), "xla_gpu_dump_llvmir": True, "xla_dump_emitter_re": ".*"}
+    # Diagnostics: extra XLA debug options for the capture compile (JSON), e.g. to compare dumps.
+    extra = os.environ.get("PALLASBENCH_XLA_DUMP_OPTIONS")
+    return options | (json.loads(extra) if extra else {})
+
+
+def triton_modules(lowered) -> list[dict]:
+    """The Triton modules of every Pallas custom call in the lowered module, as MLIR text."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.triton import dialect as tt_dialect
+
+    found = []
+    module = lowered.compiler_ir("stablehlo")
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        if op.name == "stablehlo.custom_call":
+            target = ir.StringAttr(op.attributes["call_target_name"]).value
+            if target in TRITON_TARGETS:
+                found.append(_decode(op, target, mlir, ir, tt_dialect))
+        for region in op.regions:
+            for block in region:
+                for inner in block:
+                    visit(inner)
+
+    visit(module.operation)
+    return found
+
+
+def _decode(op, target, mlir, ir, tt_dialect) -> dict:
+    # api_version 4 keeps the dictionary in mhlo.backend_config (backend_config is then "").
+    attrs = op.attributes
+    key = "mhlo.backend_config" if "mhlo.backend_config" in attrs else "backend_config"
+    config = ir.DictAttr(attrs[key])
+    name = ir.StringAttr(config["name"]).value if "name" in config else None
+    entry = {"target": target, "name": name, "ir": None}
+    if "ir" not in config:
+        entry["error"] = "the custom call carries no Triton module"
+        return entry
+    for key in ("num_warps", "num_stages", "grid_x", "grid_y", "grid_z"):
+        if key in config:
+            entry[key] = ir.IntegerAttr(config[key]).value
+    bytecode = ir.StringAttr(config["ir"]).value_bytes
+    ctx = mlir.make_ir_context()
+    tt_dialect.register_dialect(ctx)
+    with ctx:
+        entry["ir"] = str(ir.Module.parse(bytecode))
+    return entry
+
+
+def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: bool) -> dict:
+    """Files of the dump that belong to the kernel, copied into out_dir (paths relative to it).
+    SASS and the resource report come later, from finish_sass()."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    found: dict = {"kernel_names": kernel_names, "unavailable": {}}
+    ptx = _module_ptx(dump_dir, kernel_names)
+    if ptx is None:
+        listing = sorted(p.name for p in dump_dir.glob("*"))[:40] if dump_dir.exists() else []
+        found["unavailable"]["ptx"] = f"no PTX with an entry {kernel_names} in XLA's dump (files: {listing})"
+    else:
+        shutil.copyfile(ptx, out_dir / "kernel.ptx")
+        found["ptx"] = "kernel.ptx"
+    thunks = sorted(dump_dir.glob("*thunk_sequence.txt"))
+    if thunks:
+        shutil.copyfile(thunks[-1], out_dir / "thunk_sequence.txt")
+        found["thunk_sequence"] = "thunk_sequence.txt"
+    else:
+        found["unavailable"]["thunk_sequence"] = "XLA dumped no thunk sequence"
+    trails = sorted(dump_dir.glob("*.triton-to-llvm.txt")) if pass_trail else []
+    if trails:
+        with open(out_dir / "pass_trail.txt", "wb") as dst:
+            for trail in trails:
+                dst.write(trail.read_bytes())
+        found["pass_trail"] = "pass_trail.txt"
+    return found
+
+
+def _module_ptx(dump_dir: Path, kernel_names: list[str]) -> Path | None:
+    """The PTX file holding the kernel's entries (XLA writes one per compiled module; the last
+    numbered one is the final module)."""
+    for path in sorted(dump_dir.glob("*.ptx"), reverse=True):
+        text = path.read_text(errors="replace")
+        if any(f".entry {name}(" in text for name in kernel_names):
+            return path
+    return None
+
+
+class SassJob:
+    """ptxas + cuobjdump of the captured PTX in a background thread: they take ~0.5 s (process
+    start-up mostly), which would more than double a small kernel's compile time if the load
+    waited for them; the worker collects the result before the kernel is timed."""
+
+    def __init__(self, found: dict, out_dir: Path):
+        self._found, self._out_dir, self._result = found, out_dir, None
+        self._thread = None
+        if "ptx" in found:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _run(self):
+        unavailable: dict = {}
+        try:
+            result = _sass(self._out_dir / self._found["ptx"], self._out_dir, unavailable)
+        except Exception as exc:  # a broken toolkit leaves SASS out, with the reason
+            result, unavailable["sass"] = {}, f"{type(exc).__name__}: {exc}"
+        self._result = (result, unavailable)
+
+    def finish(self) -> dict:
+        """The artifacts with SASS and the ptxas report added (waits for the tools)."""
+        if self._thread is None:
+            return self._found
+        self._thread.join()
+        result, unavailable = self._result
+        found = self._found | result
+        found["unavailable"] = self._found["unavailable"] | unavailable
+        return found
+
+
+def _sass(ptx: Path, out_dir: Path, unavailable: dict) -> dict:
+    """ptxas -v (sm_90a, -O3 as XLA compiles) for the resource report, cuobjdump for SASS."""
+    ptxas, cuobjdump = shutil.which("ptxas") or _toolkit("ptxas"), shutil.which("cuobjdump") or _toolkit("cuobjdump")
+    if not ptxas or not cuobjdump:
+        unavailable["sass"] = "ptxas/cuobjdump not found (CUDA toolkit not on PATH or in /usr/local/cuda/bin)"
+        return {}
+    cubin = out_dir / "kernel.cubin"
+    t0 = time.perf_counter()
+    report = subprocess.run([ptxas, "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(cubin)],
+                            capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+    if report.returncode != 0:
+        unavailable["sass"] = f"ptxas failed ({report.returncode}): {report.stderr[-2000:]}"
+        return {}
+    (out_dir / "ptxas.txt").write_text(report.stderr + report.stdout)
+    sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True,
+                          timeout=TOOL_TIMEOUT_S)
+    cubin.unlink(missing_ok=True)
+    if sass.returncode != 0:
+        unavailable["sass"] = f"cuobjdump failed ({sass.returncode}): {sass.stderr[-2000:]}"
+        return {"ptxas": "ptxas.txt"}
+    (out_dir / "kernel.sass").write_text(sass.stdout)
+    return {"ptxas": "ptxas.txt", "sass": "kernel.sass", "tools_s": time.perf_counter() - t0}
+
+
+def _toolkit(tool: str) -> str | None:
+    path = Path("/usr/local/cuda/bin") / tool
+    return str(path) if path.exists() else None
