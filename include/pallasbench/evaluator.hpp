@@ -10,8 +10,8 @@
 
 #include "pallasbench/npy.hpp"
 #include "pallasbench/paths.hpp"
-#include "pallasbench/stopping.hpp"
 #include "pallasbench/record.hpp"
+#include "pallasbench/stopping.hpp"
 #include "pallasbench/worker.hpp"
 
 namespace pallasbench {
@@ -35,14 +35,14 @@ private:
 };
 
 struct candidate_spec {
-  std::string kind = "suite";       // "suite": the task's own kernel; "user": a file
-  std::filesystem::path file;       // for "user"
-  std::string sha256;               // of the source (resume key)
+  std::string kind = "suite";  // "suite": the task's own kernel; "user": a file
+  std::filesystem::path file;  // for "user"
+  std::string sha256;          // of the source (resume key)
 };
 
 // Compiler artifacts (GPU only): where PTX/SASS/pass trail go, and whether at all.
 struct artifact_options {
-  std::string mode = "none";         // inline | files | none
+  std::string mode = "none";  // inline | files | none
   bool pass_trail = false;
   std::filesystem::path records_dir;  // files: written under records_dir/artifacts/
 };
@@ -50,7 +50,7 @@ struct artifact_options {
 struct timing_options {
   bool enabled = true;
   int warmup = 3;
-  stdrel_options stopping;  // applied to the kernel and to the XLA reference alike
+  stdrel_options stopping;      // applied to the kernel and to the XLA reference alike
   double batch_seconds = 0.05;  // samples asked of a worker at once, in time
 };
 

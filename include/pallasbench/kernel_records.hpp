@@ -27,8 +27,8 @@ struct device_sample {
   double sum_us = 0;   // sum of the activities' durations
   double span_us = 0;  // first start to last end
   std::size_t activities = 0;
-  std::map<std::string, int> kernels;        // name -> launches in this sample
-  std::map<std::string, double> kernel_us;   // name -> summed duration in this sample
+  std::map<std::string, int> kernels;       // name -> launches in this sample
+  std::map<std::string, double> kernel_us;  // name -> summed duration in this sample
 };
 
 struct grouping {

@@ -22,7 +22,7 @@ public:
   // The device at NVML index `index`; nullptr with the reason in `why` when NVML or the device
   // is not there.
   [[nodiscard]] static std::unique_ptr<nvml_device> open(unsigned index, std::string& why,
-                                                        const char* library = "libnvidia-ml.so.1");
+                                                         const char* library = "libnvidia-ml.so.1");
   ~nvml_device();
   nvml_device(const nvml_device&) = delete;
   nvml_device& operator=(const nvml_device&) = delete;

@@ -21,7 +21,7 @@ enum class task_status { ok, incorrect, compile_error, runtime_error, timeout, c
 [[nodiscard]] std::string_view status_name(task_status status);
 
 struct failure_info {
-  std::string phase;    // "reference", "load", "run", "time", "startup"
+  std::string phase;  // "reference", "load", "run", "time", "startup"
   std::string message;
   std::string traceback;
 };
@@ -29,8 +29,8 @@ struct failure_info {
 struct candidate_info {
   std::string kind;  // "suite" (the task's own kernel) or "user" (eval --candidate)
   std::string path;
-  std::string sha256;  // of the candidate source
-  std::string source;  // as authored
+  std::string sha256;          // of the candidate source
+  std::string source;          // as authored
   std::string bundled_source;  // the source followed by the shared kernel modules it uses
   std::string reference_source;
 };
@@ -52,15 +52,15 @@ struct timed_series {
 
 // One side's samples (the kernel's, or the XLA reference's) and what came with them.
 struct timed_side {
-  timed_series series;               // over the samples the stopping rule saw (device time for cupti)
-  std::vector<double> wall_us;       // host wall time of each call (block_until_ready)
-  std::vector<double> span_us;       // cupti: first kernel start to last kernel end per sample
-  std::vector<double> sm_clock_mhz;  // cupti: the SM clock as each sample ended (NaN: not read)
+  timed_series series;                                // over the samples the stopping rule saw (device time for cupti)
+  std::vector<double> wall_us;                        // host wall time of each call (block_until_ready)
+  std::vector<double> span_us;                        // cupti: first kernel start to last kernel end per sample
+  std::vector<double> sm_clock_mhz;                   // cupti: the SM clock as each sample ended (NaN: not read)
   nlohmann::json kernels = nlohmann::json::object();  // cupti: name -> {count, total_us}
 };
 
 struct timing_result {
-  std::string timer = "wall";  // "cupti" (device time) or "wall" (host clock)
+  std::string timer = "wall";              // "cupti" (device time) or "wall" (host clock)
   std::optional<std::string> timer_error;  // why a GPU run fell back to the wall clock
   timed_side kernel;
   std::optional<timed_side> reference;
@@ -83,9 +83,9 @@ struct task_result {
   std::string jaxpr, stablehlo;
   nlohmann::json pallas_calls = nlohmann::json::array();
   nlohmann::json jaxpr_graph = nlohmann::json::array();  // equations, for source analysis
-  nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
+  nlohmann::json jaxpr_dag;                              // nodes and edges, for the record
   nlohmann::json compiler = nlohmann::json::object();    // Triton IR, PTX, SASS, summary (record.artifacts)
-  std::vector<std::string> task_modules_loaded;           // task files a user candidate imported
+  std::vector<std::string> task_modules_loaded;          // task files a user candidate imported
   nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
   std::optional<bool> robustness_passed;
   std::optional<double> lower_s, compile_s;

@@ -84,7 +84,8 @@ std::unique_ptr<nvml_device> nvml_device::open(unsigned index, std::string& why,
   return std::unique_ptr<nvml_device>(new nvml_device(std::move(a), device));
 }
 
-nvml_device::nvml_device(std::unique_ptr<api> functions, void* device) : m_api(std::move(functions)), m_device(device) {}
+nvml_device::nvml_device(std::unique_ptr<api> functions, void* device)
+    : m_api(std::move(functions)), m_device(device) {}
 
 nvml_device::~nvml_device() = default;
 

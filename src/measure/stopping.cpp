@@ -35,8 +35,8 @@ std::string stdrel_criterion::state() const {
     return fmt::format("converged: {} samples, noise {} <= {:.2f}%", m_samples.size(), noise_text,
                        100 * m_options.max_noise);
   if (finished())
-    return fmt::format("budget of {:.2f} s spent: {} samples, noise {} > {:.2f}%", m_options.budget_s,
-                       m_samples.size(), noise_text, 100 * m_options.max_noise);
+    return fmt::format("budget of {:.2f} s spent: {} samples, noise {} > {:.2f}%", m_options.budget_s, m_samples.size(),
+                       noise_text, 100 * m_options.max_noise);
   return fmt::format("sampling: {} samples, noise {}", m_samples.size(), noise_text);
 }
 

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -68,8 +68,10 @@ json gpu_activity(pid_t our_worker) {
   json pids = json::array();
   bool ours_listed = false;
   for (const auto& p : nvml->compute_processes()) {
-    if (static_cast<pid_t>(p.pid) == our_worker) ours_listed = true;
-    else pids.push_back(p.pid);
+    if (static_cast<pid_t>(p.pid) == our_worker)
+      ours_listed = true;
+    else
+      pids.push_back(p.pid);
   }
   // In a container NVML may list host pids: then one unmatched process is our own worker.
   if (!ours_listed && !pids.empty()) pids.erase(pids.begin());
@@ -91,14 +93,16 @@ void describe_gpu(session& s, bool timing) {
               {"device", device.value("device", json(nullptr))},
               {"activity", gpu_activity(ref.pid())}};
   if (gpu["activity"].value("busy", false))
-    fmt::print(std::cerr, "warning: the GPU is busy before the run (other compute processes {}, utilization {}%): "
-                          "timings may be disturbed\n",
+    fmt::print(std::cerr,
+               "warning: the GPU is busy before the run (other compute processes {}, utilization {}%): "
+               "timings may be disturbed\n",
                gpu["activity"]["other_compute_processes"].dump(), gpu["activity"]["utilization_pct"].dump());
   if (gpu["timer"] != "cupti")
     fmt::print(std::cerr, "warning: the CUPTI timer is unavailable ({}): timing falls back to the host wall clock\n",
                gpu["timer_error"].is_string() ? gpu["timer_error"].get<std::string>() : "unknown reason");
   if (timing && gpu["timer"] == "cupti")
-    gpu["ceilings"] = ref.call({{"cmd", "device"}, {"ceilings", true}}, std::chrono::seconds(300)).value("ceilings", json(nullptr));
+    gpu["ceilings"] =
+        ref.call({{"cmd", "device"}, {"ceilings", true}}, std::chrono::seconds(300)).value("ceilings", json(nullptr));
   s.environment["gpu"] = gpu;
 }
 
@@ -164,9 +168,13 @@ int list_command(const list_options& options) {
   if (options.json) {
     json out = json::array();
     for (const auto& t : tasks)
-      out.push_back({{"name", t.name}, {"level", t.level}, {"category", t.category},
-                     {"sizes", {{"small", t.shape_summary("small")}, {"medium", t.shape_summary("medium")},
-                                {"large", t.shape_summary("large")}}}});
+      out.push_back({{"name", t.name},
+                     {"level", t.level},
+                     {"category", t.category},
+                     {"sizes",
+                      {{"small", t.shape_summary("small")},
+                       {"medium", t.shape_summary("medium")},
+                       {"large", t.shape_summary("large")}}}});
     fmt::print("{}\n", out.dump(2));
     return exit_code::ok;
   }
@@ -190,12 +198,18 @@ int run_command(const run_options& options) {
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha,
+                 utc_timestamp());
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
-  const auto outcome = r.run(tasks, [](const task_info& t) { return candidate_spec{"suite", {}, t.sha256}; }, config);
+  const auto outcome = r.run(
+      tasks,
+      [](const task_info& t) {
+        return candidate_spec{"suite", {}, t.sha256};
+      },
+      config);
   fmt::print("\n");
   make_printer(options.summary_format, options.summary)->print(std::cout, outcome.rows);
   if (outcome.skipped) fmt::print("{} task(s) already recorded were skipped\n", outcome.skipped);
@@ -222,15 +236,19 @@ int eval_command(const eval_options& options) {
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha, utc_timestamp());
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha,
+                 utc_timestamp());
   // Without --out there is no folder for artifact files: they go inline.
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,
                       options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)});
   const candidate_spec spec{"user", candidate_path, s.candidate_sha256.value(candidate_path, "")};
   runner r(eval, writer.get(), done, std::cerr);
-  const auto outcome = r.run(tasks, [&](const task_info&) { return spec; }, config);
-  if (options.json && !outcome.records.empty()) fmt::print("{}\n", outcome.records.front().dump());
-  else if (!options.json) table_printer().print(std::cerr, outcome.rows);
+  const auto outcome = r.run(
+      tasks, [&](const task_info&) { return spec; }, config);
+  if (options.json && !outcome.records.empty())
+    fmt::print("{}\n", outcome.records.front().dump());
+  else if (!options.json)
+    table_printer().print(std::cerr, outcome.rows);
   return finish(outcome);
 }
 

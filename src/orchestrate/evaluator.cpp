@@ -1,13 +1,10 @@
 #include "pallasbench/evaluator.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
-#include <map>
 
 #include <fmt/format.h>
 
-#include "pallasbench/compiler_summary.hpp"
+#include "pallasbench/compiler_record.hpp"
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
 
@@ -39,7 +36,9 @@ void mark_filters_not_run(task_result& result) {
   result.robustness_passed = false;
   for (const auto& filter : default_filters())
     if (!result.filters.contains(filter->name()))
-      result.filters[filter->name()] = {{"passed", false}, {"value", nullptr}, {"threshold", nullptr},
+      result.filters[filter->name()] = {{"passed", false},
+                                        {"value", nullptr},
+                                        {"threshold", nullptr},
                                         {"reason", fmt::format("not run: status {}", status_name(result.status))}};
 }
 
@@ -65,8 +64,13 @@ void worker_pool::discard_candidate() { m_candidate.reset(); }
 
 evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
                      json environment, std::optional<std::string> project_sha, std::string run_id)
-    : m_pool(pool), m_scratch(scratch), m_config(std::move(config)), m_timing(timing),
-      m_environment(std::move(environment)), m_project_sha(std::move(project_sha)), m_run_id(std::move(run_id)) {}
+    : m_pool(pool),
+      m_scratch(scratch),
+      m_config(std::move(config)),
+      m_timing(timing),
+      m_environment(std::move(environment)),
+      m_project_sha(std::move(project_sha)),
+      m_run_id(std::move(run_id)) {}
 
 std::chrono::milliseconds evaluator::timeout() const {
   return std::chrono::milliseconds(static_cast<long>(m_config.timeout_s * 1000));
@@ -74,18 +78,21 @@ std::chrono::milliseconds evaluator::timeout() const {
 
 json evaluator::make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir) {
   m_phase = "reference";
-  return m_pool.reference().call({{"cmd", "reference"}, {"task", task.name}, {"size", m_config.size},
-                                  {"seed", seed}, {"dir", dir.string()}},
-                                 timeout());
+  return m_pool.reference().call(
+      {{"cmd", "reference"}, {"task", task.name}, {"size", m_config.size}, {"seed", seed}, {"dir", dir.string()}},
+      timeout());
 }
 
 void evaluator::load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
                                const json& reference_reply) {
   m_phase = "load";
   json specs = json::array();
-  for (const auto& in : reference_reply.at("inputs")) specs.push_back({{"shape", in.at("shape")}, {"dtype", in.at("dtype")}});
+  for (const auto& in : reference_reply.at("inputs"))
+    specs.push_back({{"shape", in.at("shape")}, {"dtype", in.at("dtype")}});
   const json which = candidate.kind == "user" ? json{{"file", candidate.file.string()}} : json{{"task", task.name}};
-  json request = {{"cmd", "load"}, {"candidate", which}, {"inputs", specs},
+  json request = {{"cmd", "load"},
+                  {"candidate", which},
+                  {"inputs", specs},
                   {"task_name", candidate.kind == "user" ? json(nullptr) : json(task.name)},
                   {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
   if (m_artifacts.mode != "none") request["artifacts"]["dir"] = m_scratch.fresh(task.name + "/compiler").string();
@@ -124,71 +131,12 @@ void evaluator::finish_artifacts(task_result& result) {
   keep_artifacts(result, captured);
 }
 
-namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read compiler artifact {}", path.string()));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-json triton_ir_json(const json& modules) {
-  json out = json::array();
-  for (const auto& m : modules)
-    out.push_back({{"name", m.value("name", json(nullptr))},
-                   {"custom_call", m.value("target", json(nullptr))},
-                   {"num_warps", m.value("num_warps", json(nullptr))},
-                   {"num_stages", m.value("num_stages", json(nullptr))},
-                   {"grid", {m.value("grid_x", json(nullptr)), m.value("grid_y", json(nullptr)), m.value("grid_z", json(nullptr))}},
-                   {"ir", m.value("ir", json(nullptr))}});
-  return out;
-}
-
-}  // namespace
-
 void evaluator::keep_artifacts(task_result& result, const json& captured) {
-  const std::string mode = captured.value("mode", "none");
-  json out = {{"mode", mode}, {"triton_ir", nullptr}, {"ptx", nullptr}, {"sass", nullptr}, {"ptxas", nullptr},
-              {"thunk_sequence", nullptr}, {"pass_trail", nullptr}, {"summary", nullptr}};
-  if (mode == "none" || captured.contains("artifacts_unavailable")) {
-    out["artifacts_unavailable"] = mode == "none" ? json("not captured (--artifacts none)") : captured["artifacts_unavailable"];
-    result.compiler = out;
-    return;
-  }
-  const std::filesystem::path dir = captured.at("dir").get<std::string>();
-  out["triton_ir"] = triton_ir_json(captured.value("triton", json::array()));
-  out["unavailable"] = captured.value("unavailable", json::object());
-  out["capture_s"] = captured.value("capture_s", json(nullptr));
-  out["tools_s"] = captured.value("tools_s", json(nullptr));
-  std::map<std::string, std::string> texts;
-  for (const char* key : {"ptx", "sass", "ptxas", "thunk_sequence", "pass_trail"})
-    if (captured.contains(key) && captured[key].is_string()) texts[key] = read_text(dir / captured[key].get<std::string>());
-  auto text = [&](const char* key) { return texts.contains(key) ? std::optional(texts[key]) : std::nullopt; };
-  const auto names = captured.value("kernel_names", std::vector<std::string>{});
-  try {
-    out["summary"] = summarize_compiler_output({text("ptx"), text("ptxas"), text("sass"), text("thunk_sequence")},
-                                               names.empty() ? std::nullopt : std::optional(names));
-  } catch (const std::exception& e) {  // unreadable compiler output is a gap in the record, not a failed kernel
-    out["summary_error"] = e.what();
-  }
-  // The thunk sequence is a few lines: always inline. The rest inline or beside the records.
-  if (texts.contains("thunk_sequence")) out["thunk_sequence"] = texts["thunk_sequence"];
-  const bool to_files = mode == "files" && !m_artifacts.records_dir.empty();
-  const auto rel_dir = std::filesystem::path("artifacts") /
-                       fmt::format("{}.{}.{}", result.task.name, m_config.size, result.uuid.substr(0, 8));
-  for (const char* key : {"ptx", "sass", "ptxas", "pass_trail"}) {
-    if (!texts.contains(key)) continue;
-    if (!to_files) {
-      out[key] = texts[key];
-      continue;
-    }
-    const auto rel = rel_dir / captured[key].get<std::string>();
-    std::filesystem::create_directories(m_artifacts.records_dir / rel_dir);
-    std::filesystem::copy_file(dir / captured[key].get<std::string>(), m_artifacts.records_dir / rel,
-                               std::filesystem::copy_options::overwrite_existing);
-    out[key] = {{"path", rel.string()}, {"bytes", texts[key].size()}};
-  }
-  result.compiler = out;
+  const auto relative_dir = std::filesystem::path("artifacts") /
+                            fmt::format("{}.{}.{}", result.task.name, m_config.size, result.uuid.substr(0, 8));
+  // Files need a folder beside the records; without one (eval with no --out) they go inline.
+  result.compiler = compiler_record(
+      captured, m_artifacts.mode == "files" ? m_artifacts.records_dir : std::filesystem::path{}, relative_dir);
 }
 
 void evaluator::check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate,
@@ -244,8 +192,12 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   for (std::size_t i = 0; i < task.inputs.size(); ++i) {
     const auto dir = m_scratch.fresh(fmt::format("{}/perturb{}", task.name, i));
     m_phase = "reference";
-    const auto reply = m_pool.reference().call({{"cmd", "reference"}, {"task", task.name}, {"size", m_config.size},
-                                                {"seed", 0}, {"perturb", i}, {"dir", dir.string()}},
+    const auto reply = m_pool.reference().call({{"cmd", "reference"},
+                                                {"task", task.name},
+                                                {"size", m_config.size},
+                                                {"seed", 0},
+                                                {"perturb", i},
+                                                {"dir", dir.string()}},
                                                timeout());
     auto [reference, output] = run_candidate(reply, dir / "out.npy", {});
     perturbed.emplace_back(std::move(output), std::move(reference));

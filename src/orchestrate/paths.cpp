@@ -47,15 +47,18 @@ std::filesystem::path python_executable(const std::filesystem::path& root) {
 }
 
 std::string utc_timestamp() {
-  return fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  return fmt::format("{:%Y%m%dT%H%M%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
 std::filesystem::path default_output_dir() { return std::filesystem::path("results") / utc_timestamp(); }
 
 scratch_dir::scratch_dir() {
-  const std::filesystem::path base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+  const std::filesystem::path base =
+      std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
   std::string pattern = (base / "pallasbench-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create scratch folder in {}", base.string()));
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error(fmt::format("cannot create scratch folder in {}", base.string()));
   m_path = pattern;
 }
 

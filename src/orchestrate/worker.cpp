@@ -9,8 +9,8 @@ namespace {
 
 child_process::options process_options(const worker_options& o) {
   child_process::options opts;
-  opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench.worker"}
-                                : o.command;
+  opts.argv =
+      o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench.worker"} : o.command;
   opts.cwd = o.project_root;
   opts.env = {
       {"PYTHONPATH", (o.project_root / "python").string()},
@@ -22,7 +22,8 @@ child_process::options process_options(const worker_options& o) {
   if (o.device == "cpu") opts.env.emplace_back("JAX_PLATFORMS", "cpu");
   if (o.device == "gpu") opts.env.emplace_back("JAX_PLATFORMS", "cuda");
   // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).
-  if (const auto timer = timer_library(); !timer.empty()) opts.env.emplace_back("PALLASBENCH_TIMER_LIB", timer.string());
+  if (const auto timer = timer_library(); !timer.empty())
+    opts.env.emplace_back("PALLASBENCH_TIMER_LIB", timer.string());
   return opts;
 }
 
@@ -53,12 +54,15 @@ void worker::fail(worker_failure::kind kind, const std::string& message) {
 nlohmann::json worker::read_reply(std::chrono::milliseconds timeout, const std::string& what) {
   std::string line;
   switch (m_process.read_line(line, timeout)) {
-  case child_process::read_status::line: break;
-  case child_process::read_status::interrupted: throw interrupted_error();
-  case child_process::read_status::timeout:
-    fail(worker_failure::kind::timeout,
-         fmt::format("worker did not answer within {:.0f} s while {}", timeout.count() / 1000.0, what));
-  case child_process::read_status::eof: fail(worker_failure::kind::died, fmt::format("worker died while {}", what));
+    case child_process::read_status::line:
+      break;
+    case child_process::read_status::interrupted:
+      throw interrupted_error();
+    case child_process::read_status::timeout:
+      fail(worker_failure::kind::timeout,
+           fmt::format("worker did not answer within {:.0f} s while {}", timeout.count() / 1000.0, what));
+    case child_process::read_status::eof:
+      fail(worker_failure::kind::died, fmt::format("worker died while {}", what));
   }
   auto reply = nlohmann::json::parse(line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object())
@@ -78,8 +82,8 @@ nlohmann::json worker::call(nlohmann::json request, std::chrono::milliseconds ti
   }
   auto reply = read_reply(timeout, what);
   if (reply.value("id", -1L) != id)
-    fail(worker_failure::kind::protocol, fmt::format("reply id {} does not match request id {}",
-                                                     reply.value("id", -1L), id));
+    fail(worker_failure::kind::protocol,
+         fmt::format("reply id {} does not match request id {}", reply.value("id", -1L), id));
   if (!reply.value("ok", false)) {
     const auto& error = reply.value("error", nlohmann::json::object());
     throw command_failed(error.value("kind", "runtime_error"), error.value("message", "unknown error"),

@@ -18,12 +18,12 @@ json optional_number(const std::optional<double>& value) {
 
 json series_json(const timed_series& t) {
   const auto& s = t.summary;
-  return {{"samples", s.count},       {"median_us", s.median},
-          {"min_us", s.min},          {"max_us", s.max},
-          {"mean_us", s.mean},        {"stdev_us", s.stdev},
-          {"q1_us", s.q1},            {"q3_us", s.q3},
-          {"iqr_us", s.iqr()},        {"ci95_us", {s.median_ci95_lo, s.median_ci95_hi}},
-          {"noise", s.noise()},       {"converged", t.converged},
+  return {{"samples", s.count},    {"median_us", s.median},
+          {"min_us", s.min},       {"max_us", s.max},
+          {"mean_us", s.mean},     {"stdev_us", s.stdev},
+          {"q1_us", s.q1},         {"q3_us", s.q3},
+          {"iqr_us", s.iqr()},     {"ci95_us", {s.median_ci95_lo, s.median_ci95_hi}},
+          {"noise", s.noise()},    {"converged", t.converged},
           {"stopping", t.stopping}};
 }
 
@@ -82,7 +82,8 @@ std::pair<json, json> speedup_json(const timing_result& t) {
   const auto& k = t.kernel.series.summary;
   const auto& ref = t.reference->series.summary;
   if (k.median <= 0 || k.median_ci95_lo <= 0) return {nullptr, nullptr};
-  return {ref.median / k.median, json::array({ref.median_ci95_lo / k.median_ci95_hi, ref.median_ci95_hi / k.median_ci95_lo})};
+  return {ref.median / k.median,
+          json::array({ref.median_ci95_lo / k.median_ci95_hi, ref.median_ci95_hi / k.median_ci95_lo})};
 }
 
 json timing_json(const task_result& r) {
@@ -121,10 +122,16 @@ const json* ceiling(const json& environment, const char* name) {
 // Achieved throughput from the task's own FLOP and byte models and the kernel's device time,
 // against the ceilings this run measured on the device (environment.gpu.ceilings).
 json roofline_json(const task_result& r) {
-  const auto flops = r.task.flops.contains(r.config.size) ? std::optional<double>(r.task.flops.at(r.config.size)) : std::nullopt;
-  const auto bytes = r.task.bytes.contains(r.config.size) ? std::optional<double>(r.task.bytes.at(r.config.size)) : std::nullopt;
-  json j = {{"flops", flops ? json(*flops) : json(nullptr)}, {"bytes", bytes ? json(*bytes) : json(nullptr)},
-            {"tflops", nullptr}, {"gbps", nullptr}, {"pct_peak_bandwidth", nullptr}, {"pct_peak_flops", nullptr},
+  const auto flops =
+      r.task.flops.contains(r.config.size) ? std::optional<double>(r.task.flops.at(r.config.size)) : std::nullopt;
+  const auto bytes =
+      r.task.bytes.contains(r.config.size) ? std::optional<double>(r.task.bytes.at(r.config.size)) : std::nullopt;
+  json j = {{"flops", flops ? json(*flops) : json(nullptr)},
+            {"bytes", bytes ? json(*bytes) : json(nullptr)},
+            {"tflops", nullptr},
+            {"gbps", nullptr},
+            {"pct_peak_bandwidth", nullptr},
+            {"pct_peak_flops", nullptr},
             {"flops_ceiling", nullptr}};
   if (!r.timing || r.timing->timer != "cupti" || r.timing->kernel.series.summary.median <= 0) return j;
   const double seconds = r.timing->kernel.series.summary.median * 1e-6;
@@ -159,9 +166,10 @@ json memory_json(const task_result& r) {
   json memory = r.memory;
   memory["process_peak_bytes"] = r.peak_bytes ? json(*r.peak_bytes) : json(nullptr);
   // What this kernel needs at its peak: its arguments, outputs and XLA temporaries together.
-  memory["peak"] = r.memory.contains("argument")
-                       ? json(r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL))
-                       : json(nullptr);
+  memory["peak"] =
+      r.memory.contains("argument")
+          ? json(r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL))
+          : json(nullptr);
   return memory;
 }
 
@@ -220,13 +228,20 @@ std::uint64_t fnv1a(std::string_view text) {
 
 std::string_view status_name(task_status status) {
   switch (status) {
-  case task_status::ok: return "ok";
-  case task_status::incorrect: return "incorrect";
-  case task_status::compile_error: return "compile_error";
-  case task_status::runtime_error: return "runtime_error";
-  case task_status::timeout: return "timeout";
-  case task_status::crashed: return "crashed";
-  case task_status::harness_error: return "harness_error";
+    case task_status::ok:
+      return "ok";
+    case task_status::incorrect:
+      return "incorrect";
+    case task_status::compile_error:
+      return "compile_error";
+    case task_status::runtime_error:
+      return "runtime_error";
+    case task_status::timeout:
+      return "timeout";
+    case task_status::crashed:
+      return "crashed";
+    case task_status::harness_error:
+      return "harness_error";
   }
   return "harness_error";
 }
@@ -236,7 +251,9 @@ json run_config::to_json() const {
 }
 
 std::string config_hash(const std::string& task, const std::string& candidate_sha256, const run_config& config) {
-  const json key = {{"task", task}, {"candidate_sha256", candidate_sha256}, {"config", config.to_json()},
+  const json key = {{"task", task},
+                    {"candidate_sha256", candidate_sha256},
+                    {"config", config.to_json()},
                     {"schema_version", k_schema_version}};
   return fmt::format("{:016x}", fnv1a(key.dump()));
 }
@@ -247,8 +264,9 @@ std::string make_uuid() {
   for (auto& byte : b) byte = device() & 0xffu;
   b[6] = (b[6] & 0x0fu) | 0x40u;  // version 4
   b[8] = (b[8] & 0x3fu) | 0x80u;  // RFC 4122 variant
-  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return fmt::format(
+      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}", b[0],
+      b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 json to_record(const task_result& r) {
@@ -258,9 +276,10 @@ json to_record(const task_result& r) {
       {"run_id", r.run_id},
       {"config_hash", config_hash(r.task.name, r.candidate.sha256, r.config)},
       {"status", status_name(r.status)},
-      {"error", r.failure ? json{{"phase", r.failure->phase}, {"message", r.failure->message},
-                                 {"traceback", r.failure->traceback}}
-                          : json(nullptr)},
+      {"error",
+       r.failure
+           ? json{{"phase", r.failure->phase}, {"message", r.failure->message}, {"traceback", r.failure->traceback}}
+           : json(nullptr)},
       {"stderr_tail", r.stderr_tail.empty() ? json(nullptr) : json(r.stderr_tail)},
       // pallasbench-robust card fields
       {"kernel_name", r.task.name},

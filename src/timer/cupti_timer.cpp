@@ -91,23 +91,24 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   CUpti_Activity* record = nullptr;
   while (s.api.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
     switch (record->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL: {
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      found.push_back({activity_kind::kernel, k->name ? k->name : "?", k->start, k->end});
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      found.push_back({activity_kind::memcpy, "memcpy", m->start, m->end});
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      found.push_back({activity_kind::memset, "memset", m->start, m->end});
-      break;
-    }
-    default: break;
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        found.push_back({activity_kind::kernel, k->name ? k->name : "?", k->start, k->end});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        found.push_back({activity_kind::memcpy, "memcpy", m->start, m->end});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        found.push_back({activity_kind::memset, "memset", m->start, m->end});
+        break;
+      }
+      default:
+        break;
     }
   }
   std::free(buffer);
@@ -184,7 +185,8 @@ int pb_timer_init(const char* cupti_path, char* error, std::size_t error_len) {
     copy_error("cuptiActivityRegisterCallbacks: " + describe(r), error, error_len);
     return 1;
   }
-  for (const auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+  for (const auto kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
     if (const auto r = api.enable(kind); r != CUPTI_SUCCESS) {
       copy_error(fmt::format("cuptiActivityEnable({}): {}", static_cast<int>(kind), describe(r)), error, error_len);
       return 1;
@@ -198,13 +200,16 @@ int pb_timer_init(const char* cupti_path, char* error, std::size_t error_len) {
 // reasons now. Returns the bytes needed, like pb_timer_collect.
 std::size_t pb_timer_device(char* out, std::size_t cap) {
   auto& s = state();
-  nlohmann::json device = {{"l2_bytes", l2_bytes()}, {"nvml_error", s.nvml_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.nvml_error)}};
+  nlohmann::json device = {
+      {"l2_bytes", l2_bytes()},
+      {"nvml_error", s.nvml_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.nvml_error)}};
   if (s.nvml) {
     device["name"] = s.nvml->name();
     device["sm_clock_mhz"] = optional_json(s.nvml->sm_clock_mhz());
     device["sm_clock_max_mhz"] = optional_json(s.nvml->max_sm_clock_mhz());
     const auto reasons = s.nvml->clock_event_reasons();
-    device["clock_event_reasons"] = reasons ? nlohmann::json(pallasbench::clock_event_names(*reasons)) : nlohmann::json(nullptr);
+    device["clock_event_reasons"] =
+        reasons ? nlohmann::json(pallasbench::clock_event_names(*reasons)) : nlohmann::json(nullptr);
   }
   const std::string text = device.dump();
   if (text.size() + 1 > cap) return text.size() + 1;

@@ -66,3 +66,18 @@ def test_collect_without_a_dump_says_what_is_missing(tmp_path):
     found = compiler_artifacts.collect(tmp_path / "dump", ["_body"], tmp_path / "out", pass_trail=False)
     assert "ptx" not in found and "no PTX with an entry ['_body']" in found["unavailable"]["ptx"]
     assert found["unavailable"]["thunk_sequence"] == "XLA dumped no thunk sequence"
+
+
+def test_sass_job_without_the_toolkit_says_why(tmp_path, monkeypatch):
+    (tmp_path / "kernel.ptx").write_text(".version 8.7\n.target sm_90a\n")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ptxas, no cuobjdump
+    monkeypatch.setattr(compiler_artifacts, "_toolkit", lambda tool: None)
+    found = {"ptx": "kernel.ptx", "kernel_names": ["_body"], "unavailable": {}}
+    done = compiler_artifacts.SassJob(found, tmp_path).finish()
+    assert "sass" not in done and "ptxas" not in done
+    assert "ptxas/cuobjdump not found" in done["unavailable"]["sass"]
+
+
+def test_sass_job_without_ptx_has_nothing_to_do(tmp_path):
+    found = {"kernel_names": ["_body"], "unavailable": {"ptx": "no PTX"}}
+    assert compiler_artifacts.SassJob(found, tmp_path).finish() == found

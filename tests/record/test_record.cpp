@@ -47,14 +47,18 @@ task_result sample_result() {
 
 TEST(Record, HasCardFieldsAndKernelBookColumns) {
   const auto j = to_record(sample_result());
-  for (const char* key : {"kernel_name", "level", "category", "source_original", "source_fixed", "diff", "jaxpr",
-                          "stablehlo", "result", "uuid", "entry_point", "python_code", "triton_code", "repo_name",
-                          "module_name", "synthetic", "licenses", "stars", "sha", "repo_link", "schema_version",
-                          "run_id", "status", "error", "size", "seeds", "environment", "timing", "compile", "memory"})
+  for (const char* key : {"kernel_name",    "level",     "category",    "source_original",
+                          "source_fixed",   "diff",      "jaxpr",       "stablehlo",
+                          "result",         "uuid",      "entry_point", "python_code",
+                          "triton_code",    "repo_name", "module_name", "synthetic",
+                          "licenses",       "stars",     "sha",         "repo_link",
+                          "schema_version", "run_id",    "status",      "error",
+                          "size",           "seeds",     "environment", "timing",
+                          "compile",        "memory"})
     EXPECT_TRUE(j.contains(key)) << key;
-  for (const char* key : {"correctness_passed", "robustness_passed", "max_abs_error", "max_rel_error",
-                          "wall_time_seconds", "jit_compile_time_seconds", "filters", "block_shape", "grid_shape",
-                          "gpu_memory_used_bytes"})
+  for (const char* key :
+       {"correctness_passed", "robustness_passed", "max_abs_error", "max_rel_error", "wall_time_seconds",
+        "jit_compile_time_seconds", "filters", "block_shape", "grid_shape", "gpu_memory_used_bytes"})
     EXPECT_TRUE(j["result"].contains(key)) << key;
 }
 
@@ -96,15 +100,18 @@ task_result cupti_result() {
   r.task.flops["medium"] = 2'000'000'000;  // 2 GFLOP in 100 us: 20 TFLOP/s
   r.task.bytes["medium"] = 100'000'000;    // 100 MB in 100 us: 1000 GB/s
   r.task.uses_tf32 = true;
-  r.environment = {{"gpu", {{"ceilings", {{"copy", {{"gbps", 4000.0}}}, {"matmul_tf32", {{"tflops", 400.0}}},
-                                          {"matmul_f32", {{"tflops", 50.0}}}}}}}};
+  r.environment = {
+      {"gpu",
+       {{"ceilings",
+         {{"copy", {{"gbps", 4000.0}}}, {"matmul_tf32", {{"tflops", 400.0}}}, {"matmul_f32", {{"tflops", 50.0}}}}}}}};
   timing_result t;
   t.timer = "cupti";
   t.kernel.series = timed_series{summarize(std::vector<double>(21, 100.0)), true, "converged"};
   t.kernel.wall_us = std::vector<double>(21, 130.0);
   t.kernel.sm_clock_mhz = std::vector<double>(20, 1980.0);
   t.kernel.sm_clock_mhz.push_back(1500.0);
-  t.kernel.kernels = {{"_body", {{"count", 21}, {"total_us", 1575.0}}}, {"_pack", {{"count", 21}, {"total_us", 525.0}}}};
+  t.kernel.kernels = {{"_body", {{"count", 21}, {"total_us", 1575.0}}},
+                      {"_pack", {{"count", 21}, {"total_us", 525.0}}}};
   t.reference = timed_side{timed_series{summarize(std::vector<double>(21, 150.0)), true, "converged"}};
   t.reference_precision = "default";
   t.l2_flush_bytes = 125'829'120;
