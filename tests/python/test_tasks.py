@@ -23,6 +23,22 @@ def _abstract(task, size):
     return [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtypes[i.name]) for i in task.INPUTS]
 
 
+def test_reference_follows_the_matmul_precision_setting(task):
+    """The worker times the speed baseline of a TF32 task at XLA's default precision and checks
+    correctness at "highest", both through jax.default_matmul_precision: a reference that fixes
+    its own precision would make the baseline f32 (4.6x slower for a large matmul)."""
+    if not task.USES_TF32:
+        return
+    avals = _abstract(task, "small")
+    fresh = lambda *xs: task.reference(*xs)  # noqa: E731
+    with jax.default_matmul_precision("default"):
+        fast = jax.jit(fresh).lower(*avals).as_text()
+    with jax.default_matmul_precision("highest"):
+        exact = jax.jit(lambda *xs: task.reference(*xs)).lower(*avals).as_text()
+    assert "HIGHEST" not in fast, f"{task.NAME}: the reference fixes its matmul precision"
+    assert "HIGHEST" in exact
+
+
 def test_inputs_follow_shapes(task):
     for size in tl.SIZE_NAMES:
         if size == "large" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 26:
