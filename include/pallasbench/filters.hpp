@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,20 @@ struct perturbation {
   output_pair perturbed;
 };
 
-// Range and moments of an array's finite elements.
+// Range and moments of an array's finite elements. Mean and M2 (the sum of squared deviations
+// from the mean) rather than raw sums: merging parts (Chan et al.) keeps the std accurate when
+// the mean is large against the spread.
 struct value_moments {
-  double min = 0, max = 0, sum = 0, sum_sq = 0;
+  double min = 0, max = 0, mean = 0, m2 = 0;
   std::size_t count = 0, nonfinite = 0;
   [[nodiscard]] double range() const { return count ? max - min : 0; }
-  [[nodiscard]] double stdev() const;
+  [[nodiscard]] double stdev() const;  // population std (over count)
+  void merge(const value_moments& part);
 };
+
+// Moments of the finite elements of values, computed as the filters compute them (blocks with
+// float partials, merged in double); exposed for tests.
+[[nodiscard]] value_moments moments_of(std::span<const float> values);
 
 // Along one axis: how many 1-D slices vary in the reference beyond rounding, and of those,
 // in how many the output varies too.
@@ -64,10 +72,10 @@ struct filter_inputs {
   std::vector<output_pair> seeds;
   std::vector<perturbation> perturbations;
   std::size_t input_count = 0;
-  nlohmann::json jaxpr_graph;  // equations from the worker (python/pallasbench/jaxpr_info.py)
-  std::string source;          // the candidate file as authored
+  nlohmann::json jaxpr_graph;                    // equations from the worker (python/pallasbench/jaxpr_info.py)
+  std::string source;                            // the candidate file as authored
   std::vector<std::string> task_modules_loaded;  // task files the candidate imported (worker's view)
-  double task_flops = 0;       // the task's FLOP model at this size
+  double task_flops = 0;                         // the task's FLOP model at this size
   tolerance tol;
 
   // profile_pair of a seed's pair, computed once for all filters.

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <random>
+
 #include "npy_writer.hpp"
 
 namespace pallasbench {
@@ -98,9 +104,238 @@ TEST_F(Filters, InputImpactNeedsEveryInput) {
   EXPECT_TRUE(input_impact_filter().evaluate(in).passed);
 }
 
+// The value passes exist per instruction set (filters.cpp): each check runs with the AVX2 passes
+// (on a CPU that has them) and with the SSE2 baseline.
+template <class Fn>
+void for_each_isa(Fn&& check) {
+  ::unsetenv("PALLASBENCH_NO_AVX2");
+  {
+    SCOPED_TRACE("native passes");
+    check();
+  }
+  ::setenv("PALLASBENCH_NO_AVX2", "1", 1);
+  {
+    SCOPED_TRACE("baseline passes");
+    check();
+  }
+  ::unsetenv("PALLASBENCH_NO_AVX2");
+}
+
+// The moments as defined: finite elements only, two passes in double.
+value_moments reference_moments(const std::vector<float>& values) {
+  value_moments m;
+  double sum = 0;
+  for (const float v : values) {
+    if (!std::isfinite(v)) {
+      ++m.nonfinite;
+      continue;
+    }
+    if (m.count == 0) m.min = m.max = v;
+    m.min = std::min<double>(m.min, v), m.max = std::max<double>(m.max, v);
+    sum += v, ++m.count;
+  }
+  if (m.count == 0) return m;
+  m.mean = sum / static_cast<double>(m.count);
+  for (const float v : values)
+    if (std::isfinite(v)) m.m2 += (v - m.mean) * (v - m.mean);
+  return m;
+}
+
+TEST(ValueMoments, BlockedFloatSumsMatchDoubleReference) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uniform;
+  const std::vector<std::function<float(std::size_t)>> kinds = {
+      [&](std::size_t) { return normal(rng); },
+      [&](std::size_t) { return 1000 + 0.01f * normal(rng); },  // mean 1e5 times the std
+      [&](std::size_t) { return -3 + 1e-3f * normal(rng); },
+      [&](std::size_t) { return 3e19f * normal(rng); },              // float squares overflow
+      [&](std::size_t i) { return 1e-3f * static_cast<float>(i); },  // a trend: the mean moves
+      [&](std::size_t) { return 7.0f; },
+      [&](std::size_t) {
+        const float u = uniform(rng);
+        return u < 0.01f ? std::nanf("") : u < 0.015f ? (u < 0.0125f ? 1 : -1) * INFINITY : normal(rng);
+      },
+      [&](std::size_t i) { return i < 3000 ? std::nanf("") : 5 + 2 * normal(rng); },  // no mean for a while
+  };
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind)
+    for (const std::size_t n : {1, 5, 17, 2047, 2048, 2049, 6001, 70001}) {
+      std::vector<float> values(n);
+      for (std::size_t i = 0; i < n; ++i) values[i] = kinds[kind](i);
+      const auto want = reference_moments(values);
+      for_each_isa([&] {
+        SCOPED_TRACE(::testing::Message() << "kind " << kind << ", " << n << " elements");
+        const auto got = moments_of(values);
+        ASSERT_EQ(got.count, want.count);
+        EXPECT_EQ(got.nonfinite, want.nonfinite);
+        if (want.count == 0) return;
+        EXPECT_EQ(got.min, want.min);
+        EXPECT_EQ(got.max, want.max);
+        EXPECT_NEAR(got.mean, want.mean, 1e-5 * want.stdev() + 1e-7 * std::fabs(want.mean));
+        EXPECT_NEAR(got.stdev(), want.stdev(), 1e-4 * want.stdev());
+      });
+    }
+}
+
+// Along every axis, the slices as defined: the elements differing only in that coordinate. Rows
+// (the last axis) use their finite elements; the other axes take elements in order, a lower or
+// higher one replacing the extreme (so a NaN first element stays, later NaNs are passed over).
+std::vector<axis_variation> reference_axes(const std::vector<std::int64_t>& shape, const std::vector<float>& out,
+                                           const std::vector<float>& ref) {
+  std::vector<axis_variation> axes(shape.size());
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < a; ++d) outer *= shape[d];
+    for (std::size_t d = a + 1; d < shape.size(); ++d) inner *= shape[d];
+    const auto extent = static_cast<std::size_t>(shape[a]);
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        double lo[2] = {}, hi[2] = {};
+        bool seen[2] = {};
+        for (std::size_t k = 0; k < extent; ++k)
+          for (int side = 0; side < 2; ++side) {
+            const float x = (side ? ref : out)[(o * extent + k) * inner + i];
+            if (a + 1 == shape.size()) {
+              if (!std::isfinite(x)) continue;
+              lo[side] = seen[side] ? std::min<double>(lo[side], x) : x;
+              hi[side] = seen[side] ? std::max<double>(hi[side], x) : x;
+            } else if (!seen[side]) {
+              lo[side] = hi[side] = x;
+            } else {
+              lo[side] = x < lo[side] ? x : lo[side], hi[side] = x > hi[side] ? x : hi[side];
+            }
+            seen[side] = true;
+          }
+        const double noise = 4 * std::numeric_limits<float>::epsilon() * std::max(std::fabs(lo[1]), std::fabs(hi[1]));
+        if (!(hi[1] - lo[1] > noise)) continue;
+        ++axes[a].reference_varies;
+        if (hi[0] - lo[0] > 0) ++axes[a].both_vary;
+      }
+  }
+  return axes;
+}
+
+TEST_F(Filters, ProfileCountsSlicesAsDefined) {
+  // Short and long rows, leading axes kept in the pass and given passes of their own (over 2^15
+  // slices per outer block), extents that are not multiples of 4.
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {9},          {2049},         {3, 5, 7},    {4, 50, 30},     {2, 3, 4100},      {6000, 3},
+      {5, 1, 2048}, {3, 40000},     {2, 5, 9000}, {4, 3, 3, 4000}, {2, 2, 2, 2, 300}, {7, 2, 33000},
+      {5, 33000},   {10, 2, 17000}, {6, 20000}};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uniform;
+  for (const auto& shape : shapes) {
+    std::size_t n = 1;
+    for (const auto d : shape) n *= d;
+    // Coarse values: many slices are constant in the output, some in the reference.
+    std::vector<float> out(n), ref(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ref[i] = std::floor(2 * normal(rng)) / 2;
+      out[i] = uniform(rng) < 0.5f ? ref[i] : std::floor(ref[i] / 4);
+      if (uniform(rng) < 0.002f) out[i] = std::nanf("");
+      if (uniform(rng) < 0.001f) ref[i] = INFINITY;
+    }
+    const auto want = reference_axes(shape, out, ref);
+    const auto* o = array(shape, out);
+    const auto* r = array(shape, ref);
+    for_each_isa([&] {
+      SCOPED_TRACE(::testing::Message() << n << " elements, rank " << shape.size());
+      const auto p = profile_pair(*o, *r);
+      ASSERT_EQ(p.axes.size(), shape.size());
+      for (std::size_t a = 0; a < shape.size(); ++a) {
+        EXPECT_TRUE(p.axes[a].checked);
+        EXPECT_EQ(p.axes[a].reference_varies, want[a].reference_varies) << "axis " << a;
+        EXPECT_EQ(p.axes[a].both_vary, want[a].both_vary) << "axis " << a;
+      }
+      const auto mo = reference_moments(out), mr = reference_moments(ref);
+      EXPECT_EQ(p.output.nonfinite, mo.nonfinite);
+      EXPECT_EQ(p.reference.nonfinite, mr.nonfinite);
+      EXPECT_EQ(p.output.range(), mo.range());
+      EXPECT_NEAR(p.output.stdev(), mo.stdev(), 1e-4 * mo.stdev());
+    });
+  }
+}
+
+TEST_F(Filters, ScalarOutputsHaveMomentsAndNoAxes) {
+  filter_inputs in;
+  in.seeds = {{array({}, {3}), array({}, {3})}};
+  EXPECT_TRUE(output_range_filter().evaluate(in).passed);
+  const auto axes = axes_variation_filter().evaluate(in);
+  EXPECT_TRUE(axes.passed);
+  EXPECT_NE(axes.reason.find("varies along no axis"), std::string::npos) << axes.reason;
+}
+
+TEST_F(Filters, StdAcrossSeedsMatchesDoubleReference) {
+  // out_s = 0.7 ref_s + 0.3 ref_0: each seed's spread is 0.76-1 of the reference's, the spread
+  // across seeds 0.7 of it.
+  constexpr std::size_t seeds = 3, n = 5003;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal;
+  std::vector<std::vector<float>> outs(seeds, std::vector<float>(n)), refs(seeds, std::vector<float>(n));
+  for (std::size_t s = 0; s < seeds; ++s)
+    for (std::size_t i = 0; i < n; ++i) refs[s][i] = normal(rng);
+  for (std::size_t s = 0; s < seeds; ++s)
+    for (std::size_t i = 0; i < n; ++i) outs[s][i] = 0.7f * refs[s][i] + 0.3f * refs[0][i];
+  refs[1][17] = std::nanf("");  // left out of the mean of stds (but counted in its denominator)
+  auto mean_std = [&](const std::vector<std::vector<float>>& arrays) {
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double sum = 0, sum_sq = 0;
+      for (const auto& a : arrays) sum += a[i];
+      for (const auto& a : arrays) sum_sq += (a[i] - sum / seeds) * (a[i] - sum / seeds);
+      if (std::isfinite(sum_sq)) total += std::sqrt(sum_sq / (seeds - 1));
+    }
+    return total / n;
+  };
+  double want = mean_std(outs) / mean_std(refs);
+  for (std::size_t s = 0; s < seeds; ++s)
+    want = std::min(want, reference_moments(outs[s]).stdev() / reference_moments(refs[s]).stdev());
+  ASSERT_NEAR(want, 0.7, 0.01);
+  filter_inputs in;
+  for (std::size_t s = 0; s < seeds; ++s) in.seeds.push_back({vec(outs[s]), vec(refs[s])});
+  for_each_isa([&] {
+    filter_inputs fresh;  // no profiles cached from the other pass
+    fresh.seeds = in.seeds;
+    const auto r = output_std_filter().evaluate(fresh);
+    EXPECT_TRUE(r.passed);
+    EXPECT_NEAR(r.value, want, 1e-6 * want);
+  });
+}
+
+TEST_F(Filters, InputImpactMatchesDoubleReference) {
+  constexpr std::size_t n = 10007;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> out(n), ref(n), out_p(n), ref_p(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = normal(rng), ref_p[i] = 1.05f * ref[i];
+    out[i] = ref[i] + 1e-3f * normal(rng), out_p[i] = ref_p[i] + 2e-2f * normal(rng);
+  }
+  ref[5] = ref_p[5] = std::nanf("");  // reference changes that are not finite are left out
+  ref_p[4000] = INFINITY;
+  double change = 0, deviation = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d_ref = double(ref_p[i]) - ref[i], d_out = double(out_p[i]) - out[i];
+    if (!std::isfinite(d_ref)) continue;
+    change += d_ref * d_ref, deviation += (d_out - d_ref) * (d_out - d_ref);
+  }
+  const double want = std::sqrt(deviation / change);
+  filter_inputs in;
+  in.input_count = 1;
+  in.perturbations = {{"x", {vec(out), vec(ref)}, {vec(out_p), vec(ref_p)}}};
+  for_each_isa([&] {
+    const auto r = input_impact_filter().evaluate(in);
+    EXPECT_NEAR(r.value, want, 1e-9 * want);
+    EXPECT_EQ(r.passed, want <= thresholds::max_impact_deviation);
+  });
+}
+
 json eqn(const std::string& primitive, bool inside, std::vector<std::int64_t> out_shape, double multiplier = 1,
          double contracted = 1) {
-  return {{"primitive", primitive}, {"inside_pallas", inside}, {"multiplier", multiplier},
+  return {{"primitive", primitive},
+          {"inside_pallas", inside},
+          {"multiplier", multiplier},
           {"inputs", json::array({{{"shape", out_shape}, {"dtype", "float32"}}})},
           {"outputs", json::array({{{"shape", out_shape}, {"dtype", "float32"}}})},
           {"contracted", contracted}};
@@ -123,10 +358,10 @@ TEST(SourceAnalysis, HonestKernelWithLayoutPasses) {
 }
 
 TEST(SourceAnalysis, XlaWorkAroundATokenKernelFails) {
-  const auto r = source_analysis_filter().evaluate(graph(
-      {eqn("dot_general", false, {1024, 1024}, 1, 1024), eqn("pallas_call", false, {1024, 1024}),
-       eqn("swap", true, {1024, 1024})},
-      2.0 * 1024 * 1024 * 1024));
+  const auto r = source_analysis_filter().evaluate(
+      graph({eqn("dot_general", false, {1024, 1024}, 1, 1024), eqn("pallas_call", false, {1024, 1024}),
+             eqn("swap", true, {1024, 1024})},
+            2.0 * 1024 * 1024 * 1024));
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.reason.find("'dot_general' outside pallas_call"), std::string::npos) << r.reason;
 }
@@ -163,10 +398,10 @@ TEST(SourceAnalysis, ImportingTheHarnessFails) {
 }
 
 TEST(SourceAnalysis, CastsOutsideAreAPrecisionDowngrade) {
-  const auto r = source_analysis_filter().evaluate(graph({eqn("convert_element_type", false, {1024, 1024}),
-                                                          eqn("pallas_call", false, {1024, 1024}),
-                                                          eqn("dot_general", true, {64, 64}, 256, 1024)},
-                                                         2.0 * 1024 * 1024 * 1024));
+  const auto r = source_analysis_filter().evaluate(
+      graph({eqn("convert_element_type", false, {1024, 1024}), eqn("pallas_call", false, {1024, 1024}),
+             eqn("dot_general", true, {64, 64}, 256, 1024)},
+            2.0 * 1024 * 1024 * 1024));
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.reason.find("'convert_element_type' outside pallas_call"), std::string::npos) << r.reason;
 }
