@@ -47,18 +47,20 @@ def test_samples_reply_adds_kernels_up():
     assert reply["cost_us"] == [90.0, 95.0] and reply["sm_clock_mhz"] == [1980, 1980]
 
 
-@pytest.mark.parametrize("task", ["matmul", "softmax"])
-def test_triton_ir_of_the_cuda_lowering(task):
+@pytest.mark.parametrize("task,calls", [("softmax", 1), ("matmul", 2)])  # matmul: pack, then matmul
+def test_triton_ir_of_the_cuda_lowering(task, calls):
     module = registry.load(task)
     inputs = module.make_inputs(np.random.default_rng(0), module.SHAPES["small"])
     fresh = lambda *xs: module.kernel(*xs)  # noqa: E731 - no trace cached in interpret mode
     with interpret.suspended():
         lowered = jax.jit(fresh).trace(*inputs).lower(lowering_platforms=("cuda",))
     modules = compiler_artifacts.triton_modules(lowered)
-    assert len(modules) == 1
-    assert modules[0]["target"] == "__gpu$xla.gpu.triton"
-    assert modules[0]["num_warps"] >= 1 and modules[0]["grid_x"] >= 1
-    assert f"tt.func public @{modules[0]['name']}" in modules[0]["ir"]
+    assert len(modules) == calls
+    assert len({m["name"] for m in modules}) == calls  # each kernel under its own entry name
+    for m in modules:
+        assert m["target"] == "__gpu$xla.gpu.triton"
+        assert m["num_warps"] >= 1 and m["grid_x"] >= 1
+        assert f"tt.func public @{m['name']}" in m["ir"]
 
 
 def test_collect_without_a_dump_says_what_is_missing(tmp_path):
