@@ -87,7 +87,7 @@ private:
   void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
   // The next timing request of one side: a batch sized to ~batch_seconds of host time from what
   // a sample has cost so far.
-  nlohmann::json batch_request(nlohmann::json request, double typical_cost_us, bool warm);
+  nlohmann::json batch_request(nlohmann::json request, double typical_cost_us, bool warm) const;
   [[nodiscard]] std::chrono::milliseconds timeout() const;
 
   worker_pool& m_pool;

@@ -39,7 +39,7 @@ struct session {
 session open_session(const std::string& device, const std::vector<std::string>& candidate_files) {
   session s;
   s.root = project_root();
-  worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180)};
+  worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180), {}};
   s.pool = std::make_unique<worker_pool>(options);
   auto& ref = s.pool->reference();
   s.environment = ref.hello().value("environment", json::object());

@@ -7,6 +7,7 @@
 #include "pallasbench/compiler_record.hpp"
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
+#include "pallasbench/timing_replies.hpp"
 
 namespace pallasbench {
 namespace {
@@ -216,31 +217,6 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   result.robustness_passed = all_passed;
 }
 
-namespace {
-
-// What one side's worker replies bring besides the samples the stopping rule sees.
-void keep_extras(timed_side& side, timing_result& timing, const json& reply) {
-  auto append = [&](const char* key, std::vector<double>& into) {
-    if (!reply.contains(key)) return;
-    for (const auto& v : reply.at(key)) into.push_back(v.is_number() ? v.get<double>() : NAN);
-  };
-  append("wall_us", side.wall_us);
-  append("span_us", side.span_us);
-  append("sm_clock_mhz", side.sm_clock_mhz);
-  if (reply.contains("kernels"))
-    for (const auto& [name, k] : reply.at("kernels").items()) {
-      json& into = side.kernels[name];
-      if (!into.is_object()) into = {{"count", 0}, {"total_us", 0.0}};
-      into["count"] = into["count"].get<std::int64_t>() + k.value("count", std::int64_t{0});
-      into["total_us"] = into["total_us"].get<double>() + k.value("total_us", 0.0);
-    }
-  timing.timer = reply.value("timer", "wall");
-  if (reply.contains("timer_error") && reply["timer_error"].is_string()) timing.timer_error = reply["timer_error"];
-  if (reply.contains("l2_flush_bytes")) timing.l2_flush_bytes = reply["l2_flush_bytes"].get<std::int64_t>();
-}
-
-}  // namespace
-
 void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
   std::vector<std::string> paths;
   for (const auto& in : inputs) paths.push_back(in.at("path").get<std::string>());
@@ -248,58 +224,46 @@ void evaluator::time_kernel(task_result& result, const task_info& task, const js
   // the kernel uses TF32, full f32 otherwise.
   const std::string precision = task.uses_tf32 ? "default" : "highest";
   struct side {
-    side(worker& w, json r, const stdrel_options& o, std::string p)
-        : process(w), request(std::move(r)), rule(o), phase(std::move(p)) {}
     worker& process;
     json request;
-    stdrel_criterion rule;
     std::string phase;
-    timed_side kept{};
-    double cost_us = 0;  // host time the samples so far cost
+    side_sampling sampling;
     bool warm = false;
   };
-  side kernel(m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, m_timing.stopping, "time");
-  side reference(m_pool.reference(),
+  side kernel{m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, "time", side_sampling(m_timing.stopping)};
+  side reference{m_pool.reference(),
                  {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
-                 m_timing.stopping, "time_reference");
+                 "time_reference",
+                 side_sampling(m_timing.stopping)};
   timing_result timing;
   timing.reference_precision = precision;
   const json max_clock = m_environment.value(json::json_pointer("/gpu/device/sm_clock_max_mhz"), json(nullptr));
   if (max_clock.is_number()) timing.sm_clock_max_mhz = max_clock.get<double>();
   // Alternate batches of kernel and reference samples, so drift hits both; the stopping rule
   // (C++) decides when each has enough.
-  while (!kernel.rule.finished() || !reference.rule.finished()) {
+  while (!kernel.sampling.rule.finished() || !reference.sampling.rule.finished()) {
     for (side* s : {&kernel, &reference}) {
-      if (s->rule.finished()) continue;
-      const auto n = s->rule.samples().size();
-      const auto reply = s->process.call(batch_request(s->request, n ? s->cost_us / n : 0, s->warm), timeout());
+      if (s->sampling.rule.finished()) continue;
+      m_phase = s->phase;
+      const auto reply = s->process.call(batch_request(s->request, s->sampling.typical_cost_us(), s->warm), timeout());
       s->warm = true;
-      const auto& samples = reply.at("samples_us");
-      const json costs = reply.value("cost_us", json(nullptr));
-      for (std::size_t i = 0; i < samples.size(); ++i) {
-        const double cost = costs.is_array() ? costs[i].get<double>() : samples[i].get<double>();
-        s->rule.add(samples[i].get<double>(), cost);
-        s->cost_us += cost;
-      }
-      keep_extras(s->kept, timing, reply);
+      add_timing_reply(reply, s->sampling, timing);
       if (s == &kernel && reply.contains("peak_bytes") && reply["peak_bytes"].is_number())
         result.peak_bytes = reply["peak_bytes"];
     }
   }
   auto finish = [](side& s) {
-    s.kept.series = timed_series{summarize(s.rule.samples()), s.rule.converged(), s.rule.state()};
-    return std::move(s.kept);
+    const auto& rule = s.sampling.rule;
+    s.sampling.kept.series = timed_series{summarize(rule.samples()), rule.converged(), rule.state()};
+    return std::move(s.sampling.kept);
   };
   timing.kernel = finish(kernel);
   timing.reference = finish(reference);
   result.timing = std::move(timing);
 }
 
-json evaluator::batch_request(json request, double typical_cost_us, bool warm) {
-  const int batch = typical_cost_us > 0
-                        ? std::clamp(static_cast<int>(m_timing.batch_seconds * 1e6 / typical_cost_us), 1, 1000)
-                    : m_timing.stopping.min_samples > 0 ? static_cast<int>(m_timing.stopping.min_samples)
-                                                        : 1;
+json evaluator::batch_request(json request, double typical_cost_us, bool warm) const {
+  const int batch = batch_size(typical_cost_us, m_timing.batch_seconds, m_timing.stopping.min_samples);
   request["warmup"] = warm ? 0 : m_timing.warmup;
   request["min_samples"] = batch;
   request["max_samples"] = batch;
@@ -307,7 +271,6 @@ json evaluator::batch_request(json request, double typical_cost_us, bool warm) {
   // One batch may take at most the batch's share of time (device-timed samples cost far more host
   // time than they measure: flush, dispatch, synchronisation).
   request["max_seconds"] = std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2));
-  m_phase = request.value("cmd", "time") == "time" ? "time" : "time_reference";
   return request;
 }
 
