@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,12 @@ struct value_moments {
 // float partials, merged in double); exposed for tests.
 [[nodiscard]] value_moments moments_of(std::span<const float> values);
 
+// Mean over the size elements of the std (over k - 1) across the k arrays (seeds) of each
+// element; an element where some array is not finite adds 0. As the std filter computes it (per
+// element in float where that is good to a few roundings, within 3.3e-7 relative, else in
+// double; sums in double); exposed for tests.
+[[nodiscard]] double mean_std_across(std::span<const float* const> seeds, std::size_t size);
+
 // Along one axis: how many 1-D slices vary in the reference beyond rounding, and of those,
 // in how many the output varies too.
 struct axis_variation {
@@ -67,6 +74,14 @@ struct pair_profile {
 
 [[nodiscard]] pair_profile profile_pair(const npy_array& output, const npy_array& reference);
 
+// What the range and std filters read of the seeds: each seed's moments (output and reference),
+// and over elements the mean std across seeds, of the outputs and of the references.
+struct seed_summary {
+  std::vector<value_moments> outputs, references;
+  bool across = false;  // at least 2 seeds, each output shaped as its reference: the two below
+  double output_std_across = 0, reference_std_across = 0;
+};
+
 // Everything a filter may look at; a filter whose evidence is missing fails and says so.
 struct filter_inputs {
   std::vector<output_pair> seeds;
@@ -80,9 +95,15 @@ struct filter_inputs {
 
   // profile_pair of a seed's pair, computed once for all filters.
   [[nodiscard]] const pair_profile& profile(const output_pair& pair) const;
+  // The seeds' summary, computed once for these seeds: seed 0's profile, then (float32 seeds of
+  // one size) one pass over the outputs and one over the references for the std across seeds and
+  // the other seeds' moments; otherwise each seed's profile, and the std across seeds apart.
+  [[nodiscard]] const seed_summary& summary() const;
 
 private:
   mutable std::map<std::pair<const npy_array*, const npy_array*>, pair_profile> m_profiles;
+  mutable std::optional<seed_summary> m_summary;
+  mutable std::vector<output_pair> m_summary_of;  // the seeds it summarises
 };
 
 class robustness_filter {
