@@ -74,20 +74,7 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
     from pallasbench import tasklib as tl
     from pallasbench.kernels import tiled_matmul as mm
 
-    def tile(dim, pref):
-        t = pref
-        while t >= 16:
-            if dim % t == 0:
-                return t
-            t //= 2
-        return max(16, min(pref, tl.next_pow2(dim)))
-
-    def tile_ids(pid, grid_m, grid_n):
-        width = 8 * grid_n
-        first_m = lax.div(pid, width) * 8
-        rows = jnp.minimum(grid_m - first_m, 8)
-        in_group = lax.rem(pid, width)
-        return first_m + lax.rem(in_group, rows), lax.div(in_group, rows)
+    tile, tile_ids = tl.dividing_tile, mm.tile_ids  # the same code the old design had inline
 
     (m, k), n = x.shape, weights[0].shape[1]
     n_acc = len(weights)
@@ -99,8 +86,8 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
         else:
             bm //= 2
     big = bm * bn * n_acc >= 128 * 128
-    xp = mm._pad(mm._pad(x, 0, bm), 1, bk)
-    wps = [mm._pad(mm._pad(w, 0, bk), 1, bn) for w in weights]
+    xp = tl.pad_to_multiple(tl.pad_to_multiple(x, 0, bm), 1, bk)
+    wps = [tl.pad_to_multiple(tl.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
     (mp, kp), np_ = xp.shape, wps[0].shape[1]
     grid = (mp // bm, np_ // bn)
     prologue = prologue or (lambda t: t)
@@ -127,7 +114,7 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
     in_specs, operands = [any_spec] * (1 + n_acc), [xp, *wps]
     if bias is not None:
         in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid)[1])))
-        operands.append(mm._pad(bias.reshape(1, n), 1, bn))
+        operands.append(tl.pad_to_multiple(bias.reshape(1, n), 1, bn))
     out = pl.pallas_call(
         body, out_shape=jax.ShapeDtypeStruct((mp, np_), x.dtype), grid=(grid[0] * grid[1],),
         in_specs=in_specs, out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid)),

@@ -210,6 +210,30 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def dividing_tile(dim: int, pref: int) -> int:
+    """Largest power of two in [16, pref] dividing dim; else pref capped near dim (the array is
+    then padded to a multiple of it). 16: the smallest block jnp.dot takes."""
+    t = pref
+    while t >= 16:
+        if dim % t == 0:
+            return t
+        t //= 2
+    return max(16, min(pref, next_pow2(dim)))
+
+
+def pad_to_multiple(x, axis: int, mult: int):
+    """Zero-pad one axis up to a multiple of mult: layout only (zeros add nothing to a dot or a
+    scatter of zero rows)."""
+    import jax.numpy as jnp
+
+    extra = -x.shape[axis] % mult
+    if not extra:
+        return x
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, extra)
+    return jnp.pad(x, widths)
+
+
 # ---------------------------------------------------------------------------------------------
 # Tolerances (TASKS.md: upper bounds; a task may be stricter, never looser)
 # ---------------------------------------------------------------------------------------------

@@ -43,26 +43,6 @@ def reference(a, b):
     return jnp.matmul(a, b)
 
 
-def _tile(dim, pref):
-    """Largest power of two in [16, pref] dividing dim, else pref capped near dim (dim padded)."""
-    t = pref
-    while t >= 16:
-        if dim % t == 0:
-            return t
-        t //= 2
-    return max(16, min(pref, tl.next_pow2(dim)))
-
-
-def _pad(x, axis, mult):
-    """Zero-pad one axis up to a multiple of mult: layout only, zeros add nothing to a dot."""
-    extra = -x.shape[axis] % mult
-    if not extra:
-        return x
-    widths = [(0, 0)] * x.ndim
-    widths[axis] = (0, extra)
-    return jnp.pad(x, widths)
-
-
 def _body(a_ref, b_ref, o_ref, *, bm, bn, bk, k_steps):
     batch = pl.program_id(0)
     rows = pl.ds(pl.multiple_of(pl.program_id(1) * bm, bm), bm)
@@ -80,16 +60,16 @@ def _body(a_ref, b_ref, o_ref, *, bm, bn, bk, k_steps):
 
 def kernel(a, b):
     (nb, m, k), n = a.shape, b.shape[2]
-    bk = _tile(k, BK)
-    bm, bn = _tile(m, 128), _tile(n, 128)
+    bk = tl.dividing_tile(k, BK)
+    bm, bn = tl.dividing_tile(m, 128), tl.dividing_tile(n, 128)
     while nb * tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS and max(bm, bn) > MIN_TILE:
         if bn >= bm:
             bn //= 2
         else:
             bm //= 2
     big = bm * bn >= 128 * 128
-    ap = _pad(_pad(a, 1, bm), 2, bk)
-    bp = _pad(_pad(b, 1, bk), 2, bn)
+    ap = tl.pad_to_multiple(tl.pad_to_multiple(a, 1, bm), 2, bk)
+    bp = tl.pad_to_multiple(tl.pad_to_multiple(b, 1, bk), 2, bn)
     (_, mp, kp), np_ = ap.shape, bp.shape[2]
     any_spec = pl.BlockSpec(memory_space=pl.ANY)  # tiles are loaded by the K loop itself
     out = pl.pallas_call(

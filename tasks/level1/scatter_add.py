@@ -48,22 +48,12 @@ def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd):
         pltriton.atomic_add(o_ref, (target, cols), value)
 
 
-def _pad(x, axis, mult):
-    """Zero-pad one axis up to a multiple of mult: layout only (zero rows add nothing)."""
-    extra = -x.shape[axis] % mult
-    if not extra:
-        return x
-    widths = [(0, 0)] * x.ndim
-    widths[axis] = (0, extra)
-    return jnp.pad(x, widths)
-
-
 def kernel(updates, idx):
     n, d = updates.shape
     bd = min(MAX_COLS, tl.next_pow2(d))
     # Ragged edges are padded (zero updates to row 0), since interpret mode rejects atomic masks.
-    upd = _pad(_pad(updates, 0, ROWS), 1, bd)
-    ids = _pad(idx, 0, ROWS)
+    upd = tl.pad_to_multiple(tl.pad_to_multiple(updates, 0, ROWS), 1, bd)
+    ids = tl.pad_to_multiple(idx, 0, ROWS)
     (np_, dp) = upd.shape
     zeros = jnp.zeros((NUM_ROWS, dp), updates.dtype)
     any_spec = pl.BlockSpec(memory_space=pl.ANY)

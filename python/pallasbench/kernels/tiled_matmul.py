@@ -100,16 +100,6 @@ def round_tf32(t):
     return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
 
 
-def _tile(dim: int, pref: int) -> int:
-    """Largest power of two in [16, pref] dividing dim; else pref capped near dim (then padded)."""
-    t = pref
-    while t >= 16:
-        if dim % t == 0:
-            return t
-        t //= 2
-    return max(16, min(pref, tl.next_pow2(dim)))
-
-
 def _plan(m: int, n: int, k: int, n_w: int):
     """Tiles (bm, bn per weight, bk), warps and stages for (m, k) @ (k, n) with n_w weights.
 
@@ -118,9 +108,9 @@ def _plan(m: int, n: int, k: int, n_w: int):
     H200: 256x128 / 128x256 at eight warps, four stages and bk = 64 were 2-140% slower, 128x64
     and 64x128 25-35%. Small problems shrink the tile until every SM has a program.
     """
-    bk = _tile(k, BK)
-    bm = _tile(m, 128)
-    bn = _tile(n, max(16, 128 // n_w))
+    bk = tl.dividing_tile(k, BK)
+    bm = tl.dividing_tile(m, 128)
+    bn = tl.dividing_tile(n, max(16, 128 // n_w))
     while tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS:
         if bn * n_w >= bm and bn * n_w > MIN_BN and bn > 16:
             bn //= 2
@@ -131,17 +121,7 @@ def _plan(m: int, n: int, k: int, n_w: int):
     return bm, bn, bk, 4, 3
 
 
-def _pad(a, axis: int, mult: int):
-    """Zero-pad one axis up to a multiple of mult (layout only; zeros add nothing to a dot)."""
-    extra = -a.shape[axis] % mult
-    if not extra:
-        return a
-    widths = [(0, 0)] * a.ndim
-    widths[axis] = (0, extra)
-    return jnp.pad(a, widths)
-
-
-def _tile_ids(pid, grid_m: int, grid_n: int):
+def tile_ids(pid, grid_m: int, grid_n: int):
     """Program id -> (row tile, column tile), grouped: GROUP_M row tiles per sweep of columns."""
     # lax.div/rem: C semantics, which is all a non-negative id needs (// adds sign fix-ups).
     width = GROUP_M * grid_n
@@ -167,7 +147,7 @@ def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_w
     """
     k, n = weights[0].shape
     n_w = len(weights)
-    bk_p, bn_p = _tile(k, PACK_BLOCK), _tile(bn, PACK_BLOCK)
+    bk_p, bn_p = tl.dividing_tile(k, PACK_BLOCK), tl.dividing_tile(bn, PACK_BLOCK)
     per = bn // bn_p
     packed = pl.pallas_call(
         functools.partial(_pack_body, n_w=n_w, rounded=rounded),
@@ -184,7 +164,7 @@ def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_w
 def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round_out,
           bm, bn, bk, k_steps, grid):
     o_ref = refs[-1]
-    pid_m, pid_n = _tile_ids(pl.program_id(0), *grid)
+    pid_m, pid_n = tile_ids(pl.program_id(0), *grid)
     rows = pl.ds(pl.multiple_of(pid_m * bm, bm), bm)
     wrows = pl.ds(pl.multiple_of(pid_n * (n_w * bn), n_w * bn), n_w * bn)
 
@@ -230,9 +210,9 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     round_x, round_w = ov.get("round_x", round_x), ov.get("round_w", round_w)
     round_out = ov.get("round_out", round_out)
 
-    xp = _pad(_pad(x, 0, bm), 1, bk)
+    xp = tl.pad_to_multiple(tl.pad_to_multiple(x, 0, bm), 1, bk)
     mp, kp = xp.shape
-    wps = [_pad(_pad(w, 0, bk), 1, bn) for w in weights]
+    wps = [tl.pad_to_multiple(tl.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
     np_ = wps[0].shape[1]
     w_packed = pack_weights(wps, bn, rounded=round_w, name=name + "_pack")
     grid = (mp // bm, np_ // bn)
@@ -241,8 +221,8 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     in_specs = [any_spec, any_spec]
     operands = [xp, w_packed]
     if bias is not None:
-        in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, _tile_ids(p, *grid)[1])))
-        operands.append(_pad(bias.reshape(1, n), 1, bn))
+        in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid)[1])))
+        operands.append(tl.pad_to_multiple(bias.reshape(1, n), 1, bn))
 
     body = functools.partial(
         _body, n_w=n_w, has_bias=bias is not None, prologue=prologue or (lambda t: t),
@@ -253,7 +233,7 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
         out_shape=jax.ShapeDtypeStruct((mp, np_), x.dtype),
         grid=(grid[0] * grid[1],),
         in_specs=in_specs,
-        out_specs=pl.BlockSpec((bm, bn), lambda p: _tile_ids(p, *grid)),
+        out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid)),
         compiler_params=tl.triton_params(num_warps=num_warps, num_stages=num_stages),
         name=name,
     )(*operands)
