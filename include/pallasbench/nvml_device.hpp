@@ -1,6 +1,8 @@
 // The GPU's clocks, throttle reasons, utilisation and compute processes, from NVML.
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -42,6 +44,17 @@ private:
   std::unique_ptr<api> m_api;
   void* m_device = nullptr;
 };
+
+// NVML's index of the device CUDA (and JAX) calls 0: the first entry of CUDA_VISIBLE_DEVICES when
+// it is a number (NVML ignores that variable), else 0.
+[[nodiscard]] unsigned nvml_index_of_cuda_device0();
+
+// Looks `name` up in a dlopen'ed library into a typed function pointer; false when it is absent.
+template <class Fn>
+bool resolve_symbol(void* library, const char* name, Fn& out) {
+  out = reinterpret_cast<Fn>(dlsym(library, name));
+  return out != nullptr;
+}
 
 // Names of the throttle reasons set in NVML's bit mask (idle excluded: an idle GPU is not slowed).
 [[nodiscard]] std::vector<std::string> clock_event_names(std::uint64_t reasons);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,12 +26,6 @@ struct nvml_process_info {  // nvmlProcessInfo_t, as taken by the _v3 process qu
   unsigned gpu_instance_id = 0, compute_instance_id = 0;
 };
 using nvml_handle = void*;
-
-template <class Fn>
-bool resolve(void* library, const char* name, Fn& out) {
-  out = reinterpret_cast<Fn>(dlsym(library, name));
-  return out != nullptr;
-}
 
 }  // namespace
 
@@ -59,14 +54,15 @@ std::unique_ptr<nvml_device> nvml_device::open(unsigned index, std::string& why,
     why = fmt::format("cannot load {}: {}", library, dlerror());
     return nullptr;
   }
-  const bool ok = resolve(a->library, "nvmlInit_v2", a->init) && resolve(a->library, "nvmlShutdown", a->shutdown) &&
-                  resolve(a->library, "nvmlDeviceGetHandleByIndex_v2", a->handle_by_index) &&
-                  resolve(a->library, "nvmlDeviceGetClockInfo", a->clock_info) &&
-                  resolve(a->library, "nvmlDeviceGetMaxClockInfo", a->max_clock_info) &&
-                  resolve(a->library, "nvmlDeviceGetCurrentClocksEventReasons", a->clock_reasons) &&
-                  resolve(a->library, "nvmlDeviceGetUtilizationRates", a->utilization) &&
-                  resolve(a->library, "nvmlDeviceGetComputeRunningProcesses_v3", a->processes) &&
-                  resolve(a->library, "nvmlDeviceGetName", a->name);
+  const bool ok = resolve_symbol(a->library, "nvmlInit_v2", a->init) &&
+                  resolve_symbol(a->library, "nvmlShutdown", a->shutdown) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetHandleByIndex_v2", a->handle_by_index) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetClockInfo", a->clock_info) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetMaxClockInfo", a->max_clock_info) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetCurrentClocksEventReasons", a->clock_reasons) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetUtilizationRates", a->utilization) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetComputeRunningProcesses_v3", a->processes) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetName", a->name);
   if (!ok) {
     why = fmt::format("{} lacks an NVML entry point: {}", library, dlerror());
     return nullptr;
@@ -134,6 +130,14 @@ std::string nvml_device::name() const {
   std::array<char, 96> text{};
   if (m_api->name(m_device, text.data(), static_cast<unsigned>(text.size())) != k_nvml_success) return {};
   return text.data();
+}
+
+unsigned nvml_index_of_cuda_device0() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible || !*visible) return 0;
+  char* end = nullptr;
+  const unsigned long index = std::strtoul(visible, &end, 10);
+  return end != visible && (*end == '\0' || *end == ',') ? static_cast<unsigned>(index) : 0;
 }
 
 std::vector<std::string> clock_event_names(std::uint64_t reasons) {

@@ -63,7 +63,7 @@ constexpr unsigned k_busy_utilization_pct = 10;
 // makes every timing suspect, so the run warns and the environment says so.
 json gpu_activity(pid_t our_worker) {
   std::string why;
-  const auto nvml = nvml_device::open(0, why);
+  const auto nvml = nvml_device::open(nvml_index_of_cuda_device0(), why);
   if (!nvml) return {{"error", why}};
   json pids = json::array();
   bool ours_listed = false;

@@ -17,6 +17,13 @@ bool is_project(const std::filesystem::path& dir) {
          std::filesystem::is_directory(dir / "tasks");
 }
 
+// The folder of this executable (empty when /proc/self/exe cannot be read).
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path{} : exe.parent_path();
+}
+
 }  // namespace
 
 std::filesystem::path project_root() {
@@ -25,18 +32,15 @@ std::filesystem::path project_root() {
       throw std::runtime_error(fmt::format("PALLASBENCH_ROOT={} holds no python/pallasbench/worker.py", env));
     return std::filesystem::absolute(env);
   }
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && is_project(exe.parent_path().parent_path())) return exe.parent_path().parent_path();
+  if (const auto dir = executable_dir(); !dir.empty() && is_project(dir.parent_path())) return dir.parent_path();
   if (is_project(PALLASBENCH_SOURCE_DIR)) return PALLASBENCH_SOURCE_DIR;
   throw std::runtime_error("cannot find the PallasBench project (python/ and tasks/): set PALLASBENCH_ROOT");
 }
 
 std::filesystem::path timer_library() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const auto library = exe.parent_path() / "libpallasbench_timer.so";
+  const auto dir = executable_dir();
+  if (dir.empty()) return {};
+  const auto library = dir / "libpallasbench_timer.so";
   return std::filesystem::exists(library) ? library : std::filesystem::path{};
 }
 

@@ -61,12 +61,6 @@ timer_state& state() {
   return s;
 }
 
-template <class Fn>
-bool resolve(void* handle, const char* name, Fn& out) {
-  out = reinterpret_cast<Fn>(dlsym(handle, name));
-  return out != nullptr;
-}
-
 void copy_error(const std::string& message, char* error, std::size_t error_len) {
   if (!error || error_len == 0) return;
   std::strncpy(error, message.c_str(), error_len - 1);
@@ -116,16 +110,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   s.records.insert(s.records.end(), found.begin(), found.end());
 }
 
-// NVML's index of the device JAX calls 0: the first entry of CUDA_VISIBLE_DEVICES when it is a
-// number (NVML ignores that variable), else 0.
-unsigned nvml_index() {
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (!visible || !*visible) return 0;
-  char* end = nullptr;
-  const unsigned long index = std::strtoul(visible, &end, 10);
-  return end != visible && (*end == '\0' || *end == ',') ? static_cast<unsigned>(index) : 0;
-}
-
 // The L2 size of CUDA device 0 from the driver API (libcuda.so.1, present wherever a GPU is).
 nlohmann::json l2_bytes() {
   void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -136,8 +120,9 @@ nlohmann::json l2_bytes() {
   nlohmann::json bytes = nullptr;
   CUdevice device = 0;
   int value = 0;
-  if (resolve(cuda, "cuInit", init) && resolve(cuda, "cuDeviceGet", device_get) &&
-      resolve(cuda, "cuDeviceGetAttribute", attribute) && init(0) == CUDA_SUCCESS &&
+  if (pallasbench::resolve_symbol(cuda, "cuInit", init) &&
+      pallasbench::resolve_symbol(cuda, "cuDeviceGet", device_get) &&
+      pallasbench::resolve_symbol(cuda, "cuDeviceGetAttribute", attribute) && init(0) == CUDA_SUCCESS &&
       device_get(&device, 0) == CUDA_SUCCESS &&
       attribute(&value, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device) == CUDA_SUCCESS)
     bytes = value;
@@ -161,14 +146,14 @@ int pb_timer_init(const char* cupti_path, char* error, std::size_t error_len) {
     copy_error(fmt::format("cannot load {}: {}", path, dlerror()), error, error_len);
     return 1;
   }
-  const bool ok = resolve(api.handle, "cuptiGetVersion", api.get_version) &&
-                  resolve(api.handle, "cuptiGetResultString", api.result_string) &&
-                  resolve(api.handle, "cuptiGetTimestamp", api.timestamp) &&
-                  resolve(api.handle, "cuptiActivityEnable", api.enable) &&
-                  resolve(api.handle, "cuptiActivityDisable", api.disable) &&
-                  resolve(api.handle, "cuptiActivityRegisterCallbacks", api.register_callbacks) &&
-                  resolve(api.handle, "cuptiActivityFlushAll", api.flush_all) &&
-                  resolve(api.handle, "cuptiActivityGetNextRecord", api.next_record);
+  const bool ok = pallasbench::resolve_symbol(api.handle, "cuptiGetVersion", api.get_version) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiGetResultString", api.result_string) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiGetTimestamp", api.timestamp) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiActivityEnable", api.enable) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiActivityDisable", api.disable) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiActivityRegisterCallbacks", api.register_callbacks) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiActivityFlushAll", api.flush_all) &&
+                  pallasbench::resolve_symbol(api.handle, "cuptiActivityGetNextRecord", api.next_record);
   if (!ok) {
     copy_error(fmt::format("{} lacks a CUPTI entry point: {}", path, dlerror()), error, error_len);
     return 1;
@@ -192,7 +177,7 @@ int pb_timer_init(const char* cupti_path, char* error, std::size_t error_len) {
       return 1;
     }
   // Clocks are optional: without NVML the samples carry no clock and the record says why.
-  state().nvml = pallasbench::nvml_device::open(nvml_index(), state().nvml_error);
+  state().nvml = pallasbench::nvml_device::open(pallasbench::nvml_index_of_cuda_device0(), state().nvml_error);
   return 0;
 }
 
