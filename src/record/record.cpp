@@ -154,22 +154,22 @@ std::pair<json, json> block_and_grid(const json& calls) {
   return {first.value("block_shapes", json(nullptr)), first.value("grid", json(nullptr))};
 }
 
-// What the compiled kernel needs on the device (arguments + outputs + XLA temporaries, from
-// memory_analysis): a per-kernel figure. The worker's peak_bytes_in_use spans the whole process
-// (earlier tasks included) and is recorded apart, under memory.process_peak_bytes.
-json gpu_memory_used(const task_result& r) {
-  if (r.config.device != "gpu" || !r.memory.contains("argument")) return nullptr;
+// What the compiled kernel needs at its peak: arguments + outputs + XLA temporaries (from
+// memory_analysis), a per-kernel figure; null when the analysis gave none. The worker's
+// peak_bytes_in_use spans the whole process (earlier tasks included) and is recorded apart,
+// under memory.process_peak_bytes.
+json kernel_peak_bytes(const task_result& r) {
+  if (!r.memory.contains("argument")) return nullptr;
   return r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL);
 }
+
+// The card's field: the kernel's peak on the GPU (never the worker's process-wide peak).
+json gpu_memory_used(const task_result& r) { return r.config.device == "gpu" ? kernel_peak_bytes(r) : json(nullptr); }
 
 json memory_json(const task_result& r) {
   json memory = r.memory;
   memory["process_peak_bytes"] = r.peak_bytes ? json(*r.peak_bytes) : json(nullptr);
-  // What this kernel needs at its peak: its arguments, outputs and XLA temporaries together.
-  memory["peak"] =
-      r.memory.contains("argument")
-          ? json(r.memory.value("argument", 0LL) + r.memory.value("output", 0LL) + r.memory.value("temp", 0LL))
-          : json(nullptr);
+  memory["peak"] = kernel_peak_bytes(r);
   return memory;
 }
 
