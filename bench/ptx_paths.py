@@ -44,26 +44,12 @@ fresh.compile(compiler_options=compiler_artifacts.dump_options(dump))
 dump_s = time.perf_counter() - t0
 out = {"task": name, "size": size, "compile_s": plain_s, "compile_with_dump_s": dump_s}
 mods = compiler_artifacts.triton_modules(lowered)
-stablehlo = lowered.compiler_ir("stablehlo")
 for m in mods:
     kernel = m["name"]
     dumped = compiler_artifacts._module_ptx(dump, [kernel])
     a = entry_text(dumped.read_text(), kernel) if dumped else ""
-    # The bytecode again, as the custom call holds it.
-    found = []
-
-    def visit(op):
-        op = op.operation if hasattr(op, "operation") else op
-        if op.name == "stablehlo.custom_call":
-            config = ir.DictAttr(op.attributes["mhlo.backend_config"])
-            if ir.StringAttr(config["name"]).value == kernel:
-                found.append(ir.StringAttr(config["ir"]).value_bytes)
-        for region in op.regions:
-            for block in region:
-                for inner in block:
-                    visit(inner)
-
-    visit(stablehlo.operation)
+    found = [ir.StringAttr(config["ir"]).value_bytes for _, config in compiler_artifacts.triton_custom_calls(lowered)
+             if ir.StringAttr(config["name"]).value == kernel]
     t0 = time.perf_counter()
     try:
         result = triton.compile("CUDA", found[0], "9.0", num_warps=m["num_warps"], num_ctas=1,

@@ -35,35 +35,41 @@ def dump_options(dump_dir: Path) -> dict:
     return options | (json.loads(extra) if extra else {})
 
 
-def triton_modules(lowered) -> list[dict]:
-    """The Triton modules of every Pallas custom call in the lowered module, as MLIR text."""
-    from jax._src.interpreters import mlir
+def triton_custom_calls(lowered) -> list[tuple]:
+    """(custom call target, backend-config dictionary attribute) of every Pallas custom call in
+    the lowered module, in program order."""
     from jax._src.lib.mlir import ir
-    from jax._src.lib.triton import dialect as tt_dialect
 
     found = []
-    module = lowered.compiler_ir("stablehlo")
 
     def visit(op):
         op = op.operation if hasattr(op, "operation") else op
         if op.name == "stablehlo.custom_call":
             target = ir.StringAttr(op.attributes["call_target_name"]).value
             if target in TRITON_TARGETS:
-                found.append(_decode(op, target, mlir, ir, tt_dialect))
+                # api_version 4 keeps the dictionary in mhlo.backend_config (backend_config is "").
+                attrs = op.attributes
+                key = "mhlo.backend_config" if "mhlo.backend_config" in attrs else "backend_config"
+                found.append((target, ir.DictAttr(attrs[key])))
         for region in op.regions:
             for block in region:
                 for inner in block:
                     visit(inner)
 
-    visit(module.operation)
+    visit(lowered.compiler_ir("stablehlo").operation)
     return found
 
 
-def _decode(op, target, mlir, ir, tt_dialect) -> dict:
-    # api_version 4 keeps the dictionary in mhlo.backend_config (backend_config is then "").
-    attrs = op.attributes
-    key = "mhlo.backend_config" if "mhlo.backend_config" in attrs else "backend_config"
-    config = ir.DictAttr(attrs[key])
+def triton_modules(lowered) -> list[dict]:
+    """The Triton modules of every Pallas custom call in the lowered module, as MLIR text."""
+    return [_decode(target, config) for target, config in triton_custom_calls(lowered)]
+
+
+def _decode(target, config) -> dict:
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.triton import dialect as tt_dialect
+
     name = ir.StringAttr(config["name"]).value if "name" in config else None
     entry = {"target": target, "name": name, "ir": None}
     if "ir" not in config:
@@ -82,7 +88,7 @@ def _decode(op, target, mlir, ir, tt_dialect) -> dict:
 
 def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: bool) -> dict:
     """Files of the dump that belong to the kernel, copied into out_dir (paths relative to it).
-    SASS and the resource report come later, from finish_sass()."""
+    SASS and the resource report come later, from a SassJob."""
     out_dir.mkdir(parents=True, exist_ok=True)
     found: dict = {"kernel_names": kernel_names, "unavailable": {}}
     ptx = _module_ptx(dump_dir, kernel_names)
