@@ -4,8 +4,8 @@ Not a task (the leading underscore keeps the registry away). Two pallas_calls:
 
 1. `pack_weights`: one streaming pass that writes every weight transposed, K-major (N, K),
    interleaved per output column tile: for a tile of bn columns the packed matrix holds bn rows
-   of w_1^T, then bn rows of w_2^T, ... Cost: one read and one write of the weights, at copy
-   bandwidth (46 us for a 4096x4096 weight on the H200, as XLA's own transpose).
+   of w_1^T, then bn rows of w_2^T, ... Cost: one read and one write of the weights (a
+   streaming pass; its time is inside the "new" rows below).
 2. The matmul: one program per (bm, bn) output tile walks K in bk steps with lax.fori_loop,
    loading a (bm, bk) tile of x and one (n_w * bn, bk) tile of the packed weights straight from
    global memory (raw pl.ANY refs) into a single dot and a single float32 accumulator. The
@@ -14,17 +14,18 @@ Not a task (the leading underscore keeps the registry away). Two pallas_calls:
 
 Why K-major weights: f32 dots at precision DEFAULT run on TF32 wgmma, which reads a 32-bit
 operand from shared memory K-major only. A (bk, bn) tile of a row-major (K, N) weight is
-N-major and Triton re-lays it out every K step: measured on the H200 at 4096^3, 1.70-1.98 ms
-(70-80 TFLOP/s) for that loop against 0.62 ms (222 TFLOP/s) on K-major weights. Why one dot:
-swiglu's two projections as two dots per K step (two accumulators) ran at half the rate of one
-dot on the interleaved weights. Tiles: 128x128 per program in all, bk 32, 4 warps, 3 stages was
-the fastest plan at LARGE (bench/tune_matmul.py).
+N-major and Triton re-lays it out every K step. On the H200 at 4096^3 (matmul_relu LARGE,
+bench/results/2026-11-30-h200/tune_matmul_run1.txt) the previous design, N-major weight tiles,
+took 2082 us (66 TFLOP/s) and this one 678 us with the pack (203 TFLOP/s); XLA 396 us. One dot
+on interleaved weights rather than one per weight: swiglu 4692 -> 1520 us (the per-step dots
+were separated in probes whose output was not kept). Tiles: 128x128 per program in all, bk 32,
+4 warps, 3 stages was the fastest plan at LARGE of those in that file.
 
 Accuracy: Triton rounds f32 dot operands to nearest TF32 itself (cvt.rna.tf32.f32 on both
 tiles every K step, in the PTX of these kernels), so products are unbiased: errors on the H200
-were identical with and without explicit rounding in the kernels (e.g. gated_mlp 5.2e-4 relative,
-as a round-to-nearest simulation predicts; truncation would give 2.3e-3, over the 2e-3
-tolerance). The `round_*` options add explicit rounding (`round_tf32`) for a lowering that
+were identical with and without explicit rounding in the kernels (e.g. gated_mlp 5.15e-4 relative
+in both rows of tune_matmul_run1.txt, as a round-to-nearest simulation predicts; a simulated
+truncation gives 2.3e-3, over the 2e-3 tolerance). The `round_*` options add explicit rounding (`round_tf32`) for a lowering that
 truncates; off by default.
 """
 
