@@ -422,10 +422,8 @@ class Worker:
                 self._timer_error = str(exc)
         return self._timer, self._timer_error
 
-    def _timed(self, fn, host_inputs, req) -> dict:
-        import jax
-
-        inputs = [jax.device_put(x) for x in host_inputs]
+    def _timed(self, fn, inputs, req) -> dict:
+        """inputs: the device arrays of _time_inputs (placed once per set of files)."""
         self._warm_up(fn, inputs, int(req.get("warmup", 0)))
         timer, error = self._device_timer()
         if timer is not None:
