@@ -3,12 +3,12 @@
 # --clock-control none; caches flushed by ncu before each kernel, as we flush the L2) for five
 # suite kernels from under 10 us to over 1 ms. Output: $OUT/fidelity.txt (one JSON line per kernel
 # for ours, the ncu CSV rows for theirs), summarised by bench/fidelity_table.py.
-# usage: bench/fidelity.sh [TASK:SIZE ...]   (default: five kernels from ~2 us to ~1.8 ms)
+# usage: bench/fidelity.sh [TASK:SIZE ...]   (default: an empty kernel, then seven from ~2 us to ~1.8 ms)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp}/fidelity.txt
 : >"$out"
-cases=${*:-relu:small softmax:medium layernorm:large matmul:medium matmul:large}
+cases=${*:-empty:- relu:small softmax:medium layernorm:large softmax:large relu:large add:large matmul:large}
 for case in $cases; do
   set -- ${case%:*} ${case#*:}
   python3 bench/fidelity.py ours "$1" "$2" 2>/dev/null | sed 's/^/ours /' >>"$out"
