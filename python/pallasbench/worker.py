@@ -129,7 +129,7 @@ class Worker:
         self._timing_key, self._timing_inputs = None, None
         self._inputs_key, self._inputs = None, ()
         self._timer, self._timer_error = None, None  # the device timer, loaded on first use
-        self._sass_job = None  # (artifacts so far, SassJob) of the loaded candidate
+        self._capture_job = None  # (artifacts so far, CaptureJob) of the loaded candidate
 
     # -- reference side ------------------------------------------------------------------------
 
@@ -253,7 +253,7 @@ class Worker:
         import jax
 
         self._drop_timing_inputs()
-        self._sass_job = None
+        self._capture_job = None
         fn, module = self._import_candidate(req["candidate"])
         abstract = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"]))
                     for s in req["inputs"]]
@@ -263,8 +263,7 @@ class Worker:
             t0 = time.perf_counter()
             lowered = jitted.lower(*abstract)
             t1 = time.perf_counter()
-            compiled = (lowered.compile(compiler_options=capture["options"]) if capture
-                        else lowered.compile())
+            compiled = lowered.compile()
             t2 = time.perf_counter()
             closed = jax.make_jaxpr(fn)(*abstract)
         except Exception as exc:
@@ -291,47 +290,42 @@ class Worker:
 
     @staticmethod
     def _artifact_request(req) -> dict | None:
-        """XLA dump options for this compile when compiler artifacts are wanted on a GPU."""
+        """Where the compiler artifacts go, when they are wanted on a GPU."""
         wanted = req.get("artifacts") or {}
         if wanted.get("mode", "none") == "none" or interpret.on_cpu():
             return None
-        dump = Path(wanted["dir"]) / "xla_dump"
-        return {"dump": dump, "out": Path(wanted["dir"]), "pass_trail": bool(wanted.get("pass_trail")),
-                "options": compiler_artifacts.dump_options(dump)}
+        return {"out": Path(wanted["dir"]), "pass_trail": bool(wanted.get("pass_trail"))}
 
     def cmd_artifacts(self, req):
-        """The loaded candidate's compiler artifacts, completed with SASS and the ptxas report
-        (their tools ran in the background since load)."""
-        job, self._sass_job = self._sass_job, None
+        """The loaded candidate's compiler artifacts, once the background capture is done."""
+        job, self._capture_job = self._capture_job, None
         if job is None:
             return {"artifacts": None}
-        base, found = job
+        base, capture = job
         t0 = time.perf_counter()
-        done = found.finish()
-        return {"artifacts": base | done | {"wait_s": time.perf_counter() - t0}}
+        done = capture.finish()
+        unavailable = base.get("unavailable", {}) | done.get("unavailable", {})
+        return {"artifacts": base | done | {"unavailable": unavailable, "wait_s": time.perf_counter() - t0}}
 
     def _artifacts(self, req, capture, lowered) -> dict:
         mode = (req.get("artifacts") or {}).get("mode", "none")
         if mode == "none":
-            return {"mode": "none"}
+            return {"mode": mode}
         if capture is None:
             return {"mode": mode, "artifacts_unavailable": "cpu interpret mode"}
         t0 = time.perf_counter()
+        unavailable = {}
         try:
             modules = compiler_artifacts.triton_modules(lowered)
         except Exception as exc:  # the IR is evidence, not a reason to fail the kernel
-            modules, error = [], f"{type(exc).__name__}: {exc}"
-        else:
-            error = None
+            modules, unavailable["triton_ir"] = [], f"{type(exc).__name__}: {exc}"
         names = [m["name"] for m in modules if m.get("name")]
-        found = compiler_artifacts.collect(capture["dump"], names, capture["out"], capture["pass_trail"])
-        shutil.rmtree(capture["dump"], ignore_errors=True)
-        if error:
-            found["unavailable"]["triton_ir"] = error
-        base = {"mode": mode, "dir": str(capture["out"]), "triton": modules,
-                "capture_s": time.perf_counter() - t0}
-        self._sass_job = (base, compiler_artifacts.SassJob(found, capture["out"]))
-        return base | found | {"sass_pending": "ptx" in found}
+        capture["out"].mkdir(parents=True, exist_ok=True)
+        job = compiler_artifacts.CaptureJob(lowered, names, capture["out"], capture["pass_trail"])
+        base = {"mode": mode, "dir": str(capture["out"]), "triton": modules, "kernel_names": names,
+                "unavailable": unavailable, "capture_s": time.perf_counter() - t0}
+        self._capture_job = (base, job)
+        return base | {"capture_pending": True}
 
     @staticmethod
     def _task_code_used(spec, closed) -> list[str]:

@@ -113,7 +113,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   result.compile_s = reply.value("compile_s", 0.0);
   result.memory = reply.value("memory", json::object());
   m_pending_artifacts = reply.value("artifacts", json::object());
-  if (!m_pending_artifacts.value("sass_pending", false)) {
+  if (!m_pending_artifacts.value("capture_pending", false)) {
     keep_artifacts(result, m_pending_artifacts);
     m_pending_artifacts = nullptr;
   }
@@ -127,7 +127,7 @@ void evaluator::finish_artifacts(task_result& result) {
     const auto reply = m_pool.candidate().call({{"cmd", "artifacts"}}, timeout());
     if (reply.contains("artifacts") && reply["artifacts"].is_object()) captured = reply["artifacts"];
   } catch (const command_failed& e) {
-    captured["unavailable"]["sass"] = fmt::format("collecting SASS failed: {}", e.what());
+    captured["unavailable"]["ptx"] = fmt::format("collecting the background capture failed: {}", e.what());
   }
   keep_artifacts(result, captured);
 }

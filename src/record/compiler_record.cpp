@@ -67,6 +67,7 @@ json compiler_record(const json& captured, const std::filesystem::path& records_
   out["triton_ir"] = triton_ir_json(captured.value("triton", json::array()));
   out["unavailable"] = captured.value("unavailable", json::object());
   out["capture_s"] = captured.value("capture_s", json(nullptr));
+  out["capture_compile_s"] = captured.value("capture_compile_s", json(nullptr));  // background, off the timed compile
   out["tools_s"] = captured.value("tools_s", json(nullptr));
   std::map<std::string, std::string> texts;
   for (const char* key : {"ptx", "sass", "ptxas", "thunk_sequence", "pass_trail"})

@@ -1,4 +1,6 @@
 """The device timer's Python side and the compiler-artifact helpers, on a machine without a GPU."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -70,16 +72,76 @@ def test_collect_without_a_dump_says_what_is_missing(tmp_path):
     assert found["unavailable"]["thunk_sequence"] == "XLA dumped no thunk sequence"
 
 
-def test_sass_job_without_the_toolkit_says_why(tmp_path, monkeypatch):
-    (tmp_path / "kernel.ptx").write_text(".version 8.7\n.target sm_90a\n")
+class FakeLowered:
+    """A lowered module whose compile writes the given dump files (or fails)."""
+
+    def __init__(self, files=None, error=None):
+        self.files, self.error, self.options = files or {}, error, None
+
+    def compile(self, compiler_options=None):
+        self.options = compiler_options
+        if self.error:
+            raise RuntimeError(self.error)
+        dump = Path(compiler_options["xla_dump_to"])
+        dump.mkdir(parents=True, exist_ok=True)
+        for name, text in self.files.items():
+            (dump / name).write_text(text)
+
+
+def test_capture_job_compiles_with_the_dump_and_reports_missing_tools(tmp_path, monkeypatch):
+    ptx = ".version 8.7\n.target sm_90a\n.visible .entry _body(\n)\n{\n}\n"
+    lowered = FakeLowered({"module_0001.jit_k.ptx": ptx, "module_0001.jit_k.thunk_sequence.txt": "kernel"})
     monkeypatch.setenv("PATH", str(tmp_path))  # no ptxas, no cuobjdump
     monkeypatch.setattr(compiler_artifacts, "_toolkit", lambda tool: None)
-    found = {"ptx": "kernel.ptx", "kernel_names": ["_body"], "unavailable": {}}
-    done = compiler_artifacts.SassJob(found, tmp_path).finish()
-    assert "sass" not in done and "ptxas" not in done
-    assert "ptxas/cuobjdump not found" in done["unavailable"]["sass"]
+    done = compiler_artifacts.CaptureJob(lowered, ["_body"], tmp_path / "out", pass_trail=False).finish()
+    assert lowered.options["xla_dump_emitter_re"] == ".*"  # the only setting that dumps the PTX
+    assert (tmp_path / "out" / done["ptx"]).read_text() == ptx
+    assert done["thunk_sequence"] == "thunk_sequence.txt" and done["capture_compile_s"] >= 0
+    assert "ptxas/cuobjdump not found" in done["unavailable"]["sass"] and "sass" not in done
+    assert not (tmp_path / "out" / "xla_dump").exists()  # the dump is removed once picked apart
 
 
-def test_sass_job_without_ptx_has_nothing_to_do(tmp_path):
-    found = {"kernel_names": ["_body"], "unavailable": {"ptx": "no PTX"}}
-    assert compiler_artifacts.SassJob(found, tmp_path).finish() == found
+def test_capture_job_without_the_kernel_in_the_dump_says_what_is_missing(tmp_path):
+    other = ".version 8.7\n.target sm_90a\n.visible .entry fusion_1(\n)\n{\n}\n"
+    done = compiler_artifacts.CaptureJob(FakeLowered({"m.ptx": other}), ["_body"], tmp_path, False).finish()
+    assert "ptx" not in done and "no PTX with an entry ['_body']" in done["unavailable"]["ptx"]
+    assert "sass" not in done["unavailable"]  # nothing to assemble: no second complaint
+
+
+def test_capture_job_survives_a_failing_compile(tmp_path):
+    done = compiler_artifacts.CaptureJob(FakeLowered(error="out of memory"), ["_body"], tmp_path, False).finish()
+    assert done["unavailable"]["ptx"] == "the capture compile failed: RuntimeError: out of memory"
+    assert done["kernel_names"] == ["_body"]
+
+
+def _message(*fields: bytes) -> bytes:
+    """A protobuf message of length-delimited fields 1, 2, ... (field numbers < 16)."""
+    out = b""
+    for number, payload in enumerate(fields, start=1):
+        out += bytes([number << 3 | 2]) + _varint(len(payload)) + payload
+    return out
+
+
+def _varint(n: int) -> bytes:
+    out = b""
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out += bytes([byte | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def test_binaries_are_found_in_nested_serialized_messages():
+    cubin = b"\x7fELF" + bytes(14) + (190).to_bytes(2, "little") + bytes(40)
+    x86 = b"\x7fELF" + bytes(14) + (62).to_bytes(2, "little") + bytes(40)
+    ptx = b"//\n.version 8.7\n.target sm_90a\n.visible .entry _body(\n)\n{\n}\n"
+    header = _message(b"pjrt_ifrt")
+    blob = _varint(len(header)) + header + _message(b"name", _message(_message(x86, ptx), cubin))
+    found = compiler_artifacts.binaries_in(blob)
+    assert found["cubin"] == cubin and found["ptx"] == ptx.decode()
+    assert compiler_artifacts.binaries_in(_message(x86)) == {"ptx": None, "cubin": None}
+
+
+def test_a_cpu_executable_holds_no_cuda_binary():
+    compiled = jax.jit(lambda x: x * 2).lower(np.ones(8, np.float32)).compile()
+    assert compiler_artifacts.executable_binaries(compiled) == {"ptx": None, "cubin": None}
