@@ -2,8 +2,10 @@
 
 usage (GPU machine): python3 bench/serialized_probe.py TASK SIZE OUT_FILE -> one JSON line
 Writes the serialized executable of the task's kernel to OUT_FILE and reports its size, where the
-bytes of an ELF header, a CUDA ELF and PTX directives occur in it, and what
-compiler_artifacts.binaries_in finds.
+bytes of an ELF header, PTX directives, the kernel's name and zstd frames occur in it. On jax
+0.11.2 (H200, relu MEDIUM: 5915 bytes): no PTX, no kernel name in clear, one ELF magic at 3449
+whose header is garbled, with cubin strings (sm_90a, .note.nv.tkinfo) among LZ-style literal
+fragments: the cubin is there, compressed in a format not identified here.
 """
 import json
 import sys
@@ -14,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import jax  # noqa: E402
 
-from pallasbench import compiler_artifacts, registry  # noqa: E402
+from pallasbench import registry  # noqa: E402
 
 name, size, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 module = registry.load(name)
@@ -32,8 +34,6 @@ def offsets(needle: bytes, limit: int = 20) -> list[int]:
     return found
 
 
-found = compiler_artifacts.binaries_in(blob)
 print(json.dumps({"task": name, "size": size, "bytes": len(blob), "elf_at": offsets(b"\x7fELF"),
                   "version_at": offsets(b".version "), "entry_at": offsets(b".entry "),
-                  "kernel_name_at": offsets(b"_relu_body"), "zstd_frames_at": offsets(b"\x28\xb5\x2f\xfd"),
-                  "found_ptx_chars": len(found["ptx"] or ""), "found_cubin_bytes": len(found["cubin"] or b"")}))
+                  "kernel_name_at": offsets(b"_relu_body"), "zstd_frames_at": offsets(b"\x28\xb5\x2f\xfd")}))

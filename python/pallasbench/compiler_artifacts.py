@@ -17,9 +17,6 @@ import threading
 import time
 from pathlib import Path
 
-ELF_MAGIC = b"\x7fELF"
-EM_CUDA = 190  # ELF e_machine of a CUDA cubin
-
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU).
 TRITON_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi")
 TOOL_TIMEOUT_S = 120
@@ -37,108 +34,6 @@ def dump_options(dump_dir: Path) -> dict:
     # Diagnostics: extra XLA debug options for the capture compile (JSON), e.g. to compare dumps.
     extra = os.environ.get("PALLASBENCH_XLA_DUMP_OPTIONS")
     return options | (json.loads(extra) if extra else {})
-
-
-def executable_binaries(compiled) -> dict:
-    """The PTX and the cubin XLA built for a compiled executable, read from its serialized form.
-
-    A GPU executable serializes (PJRT) to a protobuf that holds the module's PTX text and the
-    binary the driver loads; reading them there costs a few milliseconds and no XLA dump, and the
-    cubin is the code that actually runs (a ptxas re-compile of the PTX need not match it).
-    Returns {"ptx": str | None, "cubin": bytes | None}; raises when the executable cannot be
-    serialized.
-    """
-    executable = compiled._executable._unloaded_executable.xla_executable
-    return binaries_in(executable.serialize())
-
-
-def binaries_in(blob: bytes) -> dict:
-    """PTX text and CUDA cubin found among the length-delimited fields of a serialized protobuf
-    (walked generically: the executable's proto nests version-dependent wrappers, and no schema
-    for them ships with jaxlib). The first of each kind wins."""
-    found = {"ptx": None, "cubin": None}
-    for payload in _length_delimited_fields(_strip_ifrt_header(memoryview(blob))):
-        if found["cubin"] is None and is_cuda_elf(payload):
-            found["cubin"] = bytes(payload)
-        elif found["ptx"] is None and _looks_like_ptx(payload):
-            found["ptx"] = bytes(payload).decode("utf-8", errors="replace")
-    return found
-
-
-def _strip_ifrt_header(data: memoryview) -> memoryview:
-    """IFRT prefixes the PJRT executable proto with a varint-length-delimited header message
-    (seen on jaxlib 0.10.2); the rest is the proto. Data without such a header is returned whole."""
-    if _parse_message(data) is not None:
-        return data
-    size, pos = _varint(data, 0)
-    if size is not None and pos + size <= len(data) and _parse_message(data[pos:pos + size]) is not None:
-        return data[pos + size:]
-    return data
-
-
-def is_cuda_elf(data) -> bool:
-    return len(data) > 20 and bytes(data[:4]) == ELF_MAGIC and int.from_bytes(data[18:20], "little") == EM_CUDA
-
-
-def _looks_like_ptx(data) -> bool:
-    head = bytes(data[:4096])
-    if b".version " not in head or b".target " not in head:
-        return False
-    text = bytes(data)
-    if not text.isascii() or b"\x00" in text:  # a message that merely contains the PTX
-        return False
-    return b".entry " in text or b".func " in text
-
-
-def _length_delimited_fields(blob, depth: int = 0):
-    """Every length-delimited field of a protobuf message, recursively into those that parse as
-    messages themselves (a string field that happens to parse is harmless: it is yielded too)."""
-    fields = _parse_message(memoryview(blob))
-    for payload in fields or []:
-        yield payload
-        if depth < 12 and not (bytes(payload[:4]) == ELF_MAGIC):
-            yield from _length_delimited_fields(payload, depth + 1)
-
-
-def _parse_message(data: memoryview) -> list | None:
-    """The length-delimited payloads of one message, or None if data is not a well-formed one."""
-    payloads, pos, end = [], 0, len(data)
-    while pos < end:
-        key, pos = _varint(data, pos)
-        if key is None or key >> 3 == 0:
-            return None
-        wire = key & 7
-        if wire == 0:
-            _, pos = _varint(data, pos)
-            if pos is None:
-                return None
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            size, pos = _varint(data, pos)
-            if size is None or pos + size > end:
-                return None
-            payloads.append(data[pos:pos + size])
-            pos += size
-        else:  # groups (3, 4) are not used by XLA's protos; 6, 7 do not exist
-            return None
-        if pos > end:
-            return None
-    return payloads
-
-
-def _varint(data: memoryview, pos: int):
-    value, shift = 0, 0
-    while pos < len(data) and shift < 64:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-    return None, None
 
 
 def triton_custom_calls(lowered) -> list[tuple]:
@@ -235,7 +130,7 @@ class CaptureJob:
     Why a second compile: on jax 0.11.2 the PTX is dumped only with xla_dump_emitter_re=".*",
     which also writes the Triton pass trail and slowed the compile it rode on by 30-100% (relu
     +35%, matmul +106% at MEDIUM on the H200: bench/results/2026-11-30-h200/ptx_paths.jsonl);
-    neither the serialized executable nor jaxlib's Triton module offer the PTX instead. So the
+    neither the serialized executable nor jaxlib offer the PTX instead (same file). So the
     compile the record times stays clean, and this one compiles the same module with the same
     options plus the dump (XLA's output is a function of module and options) while the worker
     checks correctness. ptxas and cuobjdump (~0.5 s, process start-up mostly) follow in the same

@@ -118,6 +118,7 @@ def describe(module: ModuleType) -> dict:
         "uses_tf32": module.USES_TF32,
         "order_dependent": module.ORDER_DEPENDENT,
         "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
+        "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in tl.SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in tl.SIZE_NAMES},

@@ -139,6 +139,8 @@ json roofline_json(const task_result& r) {
   if (bytes) j["gbps"] = *bytes / seconds * 1e-9;
   if (const auto* copy = ceiling(r.environment, "copy"); copy && bytes && copy->value("gbps", 0.0) > 0)
     j["pct_peak_bandwidth"] = 100 * j["gbps"].get<double>() / copy->value("gbps", 0.0);
+  // Integer work (compares, counts) has no measured ceiling: an f32 FMA peak would mislead.
+  if (r.task.integer_ops) return j;
   const char* flops_ceiling = r.task.uses_tf32 ? "matmul_tf32" : "matmul_f32";
   if (const auto* peak = ceiling(r.environment, flops_ceiling); peak && flops && peak->value("tflops", 0.0) > 0) {
     j["pct_peak_flops"] = 100 * j["tflops"].get<double>() / peak->value("tflops", 0.0);

@@ -19,6 +19,7 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.tol = {tol.at("atol").get<double>(), tol.at("rtol").get<double>(), tol.at("rel_norm").get<double>()};
   t.uses_tf32 = j.value("uses_tf32", false);
   t.order_dependent = j.value("order_dependent", false);
+  t.integer_ops = j.value("integer_ops", false);
   t.reference_float64 = j.value("reference_float64", false);
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});

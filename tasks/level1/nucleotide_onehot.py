@@ -23,6 +23,8 @@ SHAPES = tl.sizes(medium={"seq": (4096,)}, small={"seq": (1024,)}, large={"seq":
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 CHANNELS = 4
 BLOCK_BASES = 512  # 2K outputs a program: 16 a thread at 4 warps

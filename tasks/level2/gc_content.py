@@ -23,6 +23,8 @@ SHAPES = tl.sizes(medium={"seqs": (1024, 16384)}, small={"seqs": (16, 1024)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 # Bases per chunk: 4 warps x 32 lanes x 32 bytes, i.e. two 16-byte loads per thread per step.
 _CHUNK = 4096

@@ -24,6 +24,8 @@ SHAPES = tl.sizes(medium={"a": (1024, 256), "b": (1024, 256)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 _BASES = 16  # bases per int32 word
 _EVEN = 0x55555555  # the low bit of every 2-bit lane

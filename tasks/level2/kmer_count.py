@@ -25,6 +25,8 @@ SHAPES = tl.sizes(medium={"seq": (4194304,)}, small={"seq": (4096,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 K = 4  # fixed by the task: the hi/lo nibble split below is two bases each
 _BINS = 4**K  # 256 = 16 (first two bases) x 16 (last two bases)

@@ -24,6 +24,8 @@ SHAPES = tl.sizes(medium={"seqs": (64, 65536)}, small={"seqs": (8, 1024)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 # Elements per program: 8 warps x 32 lanes x 32 bytes keeps the gather offsets and the bytes
 # in registers without spilling.

@@ -25,6 +25,8 @@ SHAPES = tl.sizes(medium={"seqs": (256, 4096), "pattern": (16,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
+INTEGER_OPS = True
 
 # Offsets per program: 4 warps x 32 lanes x 32 int32 accumulators.
 _TILE = 4096

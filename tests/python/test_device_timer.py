@@ -112,36 +112,3 @@ def test_capture_job_survives_a_failing_compile(tmp_path):
     done = compiler_artifacts.CaptureJob(FakeLowered(error="out of memory"), ["_body"], tmp_path, False).finish()
     assert done["unavailable"]["ptx"] == "the capture compile failed: RuntimeError: out of memory"
     assert done["kernel_names"] == ["_body"]
-
-
-def _message(*fields: bytes) -> bytes:
-    """A protobuf message of length-delimited fields 1, 2, ... (field numbers < 16)."""
-    out = b""
-    for number, payload in enumerate(fields, start=1):
-        out += bytes([number << 3 | 2]) + _varint(len(payload)) + payload
-    return out
-
-
-def _varint(n: int) -> bytes:
-    out = b""
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out += bytes([byte | (0x80 if n else 0)])
-        if not n:
-            return out
-
-
-def test_binaries_are_found_in_nested_serialized_messages():
-    cubin = b"\x7fELF" + bytes(14) + (190).to_bytes(2, "little") + bytes(40)
-    x86 = b"\x7fELF" + bytes(14) + (62).to_bytes(2, "little") + bytes(40)
-    ptx = b"//\n.version 8.7\n.target sm_90a\n.visible .entry _body(\n)\n{\n}\n"
-    header = _message(b"pjrt_ifrt")
-    blob = _varint(len(header)) + header + _message(b"name", _message(_message(x86, ptx), cubin))
-    found = compiler_artifacts.binaries_in(blob)
-    assert found["cubin"] == cubin and found["ptx"] == ptx.decode()
-    assert compiler_artifacts.binaries_in(_message(x86)) == {"ptx": None, "cubin": None}
-
-
-def test_a_cpu_executable_holds_no_cuda_binary():
-    compiled = jax.jit(lambda x: x * 2).lower(np.ones(8, np.float32)).compile()
-    assert compiler_artifacts.executable_binaries(compiled) == {"ptx": None, "cubin": None}

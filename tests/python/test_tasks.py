@@ -39,6 +39,15 @@ def test_reference_follows_the_matmul_precision_setting(task):
     assert "HIGHEST" in exact
 
 
+def test_integer_ops_tasks_work_on_integer_data(task):
+    """INTEGER_OPS takes a task out of the float FLOP roofline: only tasks whose inputs are all
+    integer (DNA bases, ids) may claim it."""
+    if not getattr(task, "INTEGER_OPS", False):
+        return
+    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
+    assert all(np.issubdtype(np.asarray(x).dtype, np.integer) for x in inputs), task.NAME
+
+
 def test_inputs_follow_shapes(task):
     for size in tl.SIZE_NAMES:
         if size == "large" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 26:

@@ -144,6 +144,16 @@ TEST(Record, RooflineAgainstTheRunsCeilings) {
   EXPECT_EQ(roofline["flops_ceiling"], "matmul_tf32");
 }
 
+TEST(Record, IntegerWorkIsNotHeldAgainstAFloatCeiling) {
+  auto r = cupti_result();
+  r.task.integer_ops = true;
+  const auto roofline = to_record(r)["roofline"];
+  EXPECT_NEAR(roofline["tflops"].get<double>(), 20.0, 1e-9);  // the rate is still reported
+  EXPECT_NEAR(roofline["pct_peak_bandwidth"].get<double>(), 25.0, 1e-9);
+  EXPECT_TRUE(roofline["pct_peak_flops"].is_null());
+  EXPECT_TRUE(roofline["flops_ceiling"].is_null());
+}
+
 TEST(Record, WallTimingClaimsNoSpeedupOrRoofline) {
   auto r = cupti_result();
   r.timing->timer = "wall";
