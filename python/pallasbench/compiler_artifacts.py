@@ -91,13 +91,23 @@ def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: 
     """Files of the dump that belong to the kernel, copied into out_dir (paths relative to it)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     found: dict = {"kernel_names": kernel_names, "unavailable": {}}
-    ptx = _module_ptx(dump_dir, kernel_names)
-    if ptx is None:
+    parts = kernel_ptx_files(dump_dir, kernel_names)
+    if not parts:
         listing = sorted(p.name for p in dump_dir.glob("*"))[:40] if dump_dir.exists() else []
         found["unavailable"]["ptx"] = f"no PTX with an entry {kernel_names} in XLA's dump (files: {listing})"
     else:
-        shutil.copyfile(ptx, out_dir / "kernel.ptx")
+        # One file per LLVM module XLA compiled (each pallas_call's kernel can land in its own):
+        # the parts are assembled one by one, the record gets them concatenated.
+        found["ptx_parts"] = []
+        with open(out_dir / "kernel.ptx", "w") as whole:
+            for index, part in enumerate(parts):
+                shutil.copyfile(part, out_dir / f"kernel.{index}.ptx")
+                found["ptx_parts"].append(f"kernel.{index}.ptx")
+                whole.write(f"// ---- {part.name}\n" + part.read_text(errors="replace"))
         found["ptx"] = "kernel.ptx"
+        missing = [name for name in kernel_names if not any(_has_entry(p, name) for p in parts)]
+        if missing:
+            found["unavailable"]["ptx_entries"] = f"no PTX entry for {missing} in XLA's dump"
     thunks = sorted(dump_dir.glob("*thunk_sequence.txt"))
     if thunks:
         shutil.copyfile(thunks[-1], out_dir / "thunk_sequence.txt")
@@ -113,14 +123,21 @@ def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: 
     return found
 
 
-def _module_ptx(dump_dir: Path, kernel_names: list[str]) -> Path | None:
-    """The PTX file holding the kernel's entries (XLA writes one per compiled module; the last
-    numbered one is the final module)."""
-    for path in sorted(dump_dir.glob("*.ptx"), reverse=True):
-        text = path.read_text(errors="replace")
-        if any(f".entry {name}(" in text for name in kernel_names):
-            return path
-    return None
+def kernel_ptx_files(dump_dir: Path, kernel_names: list[str]) -> list[Path]:
+    """The PTX files holding the kernels' entries, one per kernel at most, in file-name order.
+    XLA writes one file per LLVM module it compiles; where a name appears in several (an earlier
+    compile of the same module in the dump), the last numbered file is the final one."""
+    chosen: list[Path] = []
+    files = sorted(dump_dir.glob("*.ptx"), reverse=True)
+    for name in kernel_names:
+        holder = next((p for p in files if _has_entry(p, name)), None)
+        if holder is not None and holder not in chosen:
+            chosen.append(holder)
+    return sorted(chosen)
+
+
+def _has_entry(ptx: Path, name: str) -> bool:
+    return f".entry {name}(" in ptx.read_text(errors="replace")
 
 
 class CaptureJob:
@@ -166,7 +183,7 @@ class CaptureJob:
         if "ptx" in found:
             unavailable: dict = {}
             try:
-                found |= _sass(self._out_dir / found["ptx"], self._out_dir, unavailable)
+                found |= _sass([self._out_dir / part for part in found["ptx_parts"]], self._out_dir, unavailable)
             except Exception as exc:  # a broken toolkit leaves SASS out, with the reason
                 unavailable["sass"] = f"{type(exc).__name__}: {exc}"
             found["unavailable"] |= unavailable
@@ -178,28 +195,37 @@ class CaptureJob:
         return self._result
 
 
-def _sass(ptx: Path, out_dir: Path, unavailable: dict) -> dict:
-    """ptxas -v (sm_90a, -O3 as XLA compiles) for the resource report, cuobjdump for SASS."""
+def _sass(parts: list[Path], out_dir: Path, unavailable: dict) -> dict:
+    """ptxas -v (sm_90a, -O3 as XLA compiles) for the resource report, cuobjdump for SASS, per PTX
+    part; the reports and listings are concatenated (the C++ parsers keep functions apart)."""
     ptxas, cuobjdump = shutil.which("ptxas") or _toolkit("ptxas"), shutil.which("cuobjdump") or _toolkit("cuobjdump")
     if not ptxas or not cuobjdump:
         unavailable["sass"] = "ptxas/cuobjdump not found (CUDA toolkit not on PATH or in /usr/local/cuda/bin)"
         return {}
-    cubin = out_dir / "kernel.cubin"
     t0 = time.perf_counter()
-    report = subprocess.run([ptxas, "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(cubin)],
-                            capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
-    if report.returncode != 0:
-        unavailable["sass"] = f"ptxas failed ({report.returncode}): {report.stderr[-2000:]}"
-        return {}
-    (out_dir / "ptxas.txt").write_text(report.stderr + report.stdout)
-    sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True,
-                          timeout=TOOL_TIMEOUT_S)
-    cubin.unlink(missing_ok=True)
-    if sass.returncode != 0:
-        unavailable["sass"] = f"cuobjdump failed ({sass.returncode}): {sass.stderr[-2000:]}"
-        return {"ptxas": "ptxas.txt"}
-    (out_dir / "kernel.sass").write_text(sass.stdout)
-    return {"ptxas": "ptxas.txt", "sass": "kernel.sass", "tools_s": time.perf_counter() - t0}
+    reports, listings = [], []
+    for ptx in parts:
+        cubin = ptx.with_suffix(".cubin")
+        report = subprocess.run([ptxas, "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(cubin)],
+                                capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+        if report.returncode != 0:
+            unavailable["sass"] = f"ptxas failed on {ptx.name} ({report.returncode}): {report.stderr[-2000:]}"
+            return {}
+        reports.append(report.stderr + report.stdout)
+        sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True,
+                              timeout=TOOL_TIMEOUT_S)
+        cubin.unlink(missing_ok=True)
+        if sass.returncode != 0:
+            unavailable["sass"] = f"cuobjdump failed on {ptx.name} ({sass.returncode}): {sass.stderr[-2000:]}"
+            listings = None
+            break
+        listings.append(sass.stdout)
+    (out_dir / "ptxas.txt").write_text("".join(reports))
+    found = {"ptxas": "ptxas.txt", "tools_s": time.perf_counter() - t0}
+    if listings is not None:
+        (out_dir / "kernel.sass").write_text("".join(listings))
+        found["sass"] = "kernel.sass"
+    return found
 
 
 def _toolkit(tool: str) -> str | None:

@@ -95,10 +95,46 @@ def test_capture_job_compiles_with_the_dump_and_reports_missing_tools(tmp_path, 
     monkeypatch.setattr(compiler_artifacts, "_toolkit", lambda tool: None)
     done = compiler_artifacts.CaptureJob(lowered, ["_body"], tmp_path / "out", pass_trail=False).finish()
     assert lowered.options["xla_dump_emitter_re"] == ".*"  # the only setting that dumps the PTX
-    assert (tmp_path / "out" / done["ptx"]).read_text() == ptx
+    assert (tmp_path / "out" / done["ptx"]).read_text() == "// ---- module_0001.jit_k.ptx\n" + ptx
     assert done["thunk_sequence"] == "thunk_sequence.txt" and done["capture_compile_s"] >= 0
     assert "ptxas/cuobjdump not found" in done["unavailable"]["sass"] and "sass" not in done
     assert not (tmp_path / "out" / "xla_dump").exists()  # the dump is removed once picked apart
+
+
+def _ptx(*entries: str) -> str:
+    return ".version 8.7\n.target sm_90a\n" + "".join(f".visible .entry {e}(\n)\n{{\n}}\n" for e in entries)
+
+
+FAKE_PTXAS = """#!/bin/sh
+# fake ptxas: ptxas -arch=sm_90a -O3 -v IN -o OUT
+for e in $(grep -o 'entry [a-z_]*' "$4" | cut -d' ' -f2); do echo "ptxas info : Compiling entry function '$e'" >&2; done
+cp "$4" "$6"
+"""
+FAKE_CUOBJDUMP = """#!/bin/sh
+# fake cuobjdump: cuobjdump -sass CUBIN
+for e in $(grep -o 'entry [a-z_]*' "$2" | cut -d' ' -f2); do echo "Function : $e"; done
+"""
+
+
+def test_capture_job_assembles_each_module_of_a_multi_kernel_function(tmp_path, monkeypatch):
+    files = {"module_0001.jit_k.0.ptx": _ptx("k_pack"),          # an earlier compile in the dump
+             "module_0002.jit_k.0.ptx": _ptx("k_pack"),          # the final module: pack kernel ...
+             "module_0002.jit_k.1.ptx": _ptx("k_main", "fusion_3")}  # ... and the main kernel
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name, script in (("ptxas", FAKE_PTXAS), ("cuobjdump", FAKE_CUOBJDUMP)):
+        (tools / name).write_text(script)
+        (tools / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    done = compiler_artifacts.CaptureJob(FakeLowered(files), ["k_pack", "k_main"], tmp_path / "out", False).finish()
+    whole = (tmp_path / "out" / done["ptx"]).read_text()
+    assert "// ---- module_0002.jit_k.0.ptx" in whole and "// ---- module_0002.jit_k.1.ptx" in whole
+    assert "module_0001" not in whole
+    report = (tmp_path / "out" / done["ptxas"]).read_text()
+    assert "'k_pack'" in report and "'k_main'" in report  # one ptxas run per module
+    sass = (tmp_path / "out" / done["sass"]).read_text()
+    assert sass.count("Function : ") == 3 and "Function : k_pack" in sass
+    assert done["unavailable"] == {"thunk_sequence": "XLA dumped no thunk sequence"}
 
 
 def test_capture_job_without_the_kernel_in_the_dump_says_what_is_missing(tmp_path):

@@ -37,6 +37,30 @@ std::string parse_error(Parse parse, const std::string& text) {
   return "";
 }
 
+// Two Pallas calls in one jitted function (a pack kernel, then the matmul) land in separate PTX
+// modules of XLA's dump: the worker concatenates the modules, their ptxas reports and their SASS.
+TEST(CompilerSummary, ConcatenatedModulesKeepEachKernel) {
+  auto matmul = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "matmul");
+  const auto relu = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "relu");
+  matmul.ptx = *relu.ptx + *matmul.ptx;
+  matmul.ptxas_report = *relu.ptxas_report + *matmul.ptxas_report;
+  matmul.sass = *relu.sass + *matmul.sass;
+  matmul.thunk_sequence =
+      "001: kCustomKernel [source | next=002 (1)] _relu_body grid: [2048, 1, 1] threads: [256, 1, 1]  shared_memory: "
+      "0 bytes\n002: kCustomKernel [prev=001 (1) | sink] _body grid: [256, 1, 1] threads: [128, 1, 1]  "
+      "shared_memory: 57344 bytes\n";
+  const auto s = summarize_compiler_output(matmul);
+  ASSERT_EQ(s["kernels"].size(), 2u) << s.dump(1);
+  EXPECT_EQ(s["kernels"][0]["name"], "_relu_body");
+  EXPECT_EQ(s["kernels"][0]["registers"], 40);
+  EXPECT_EQ(s["kernels"][0]["tensor_core"], "none");
+  EXPECT_EQ(s["kernels"][1]["registers"], 95);
+  EXPECT_EQ(s["kernels"][1]["tensor_core"], "wgmma");
+  EXPECT_EQ(s["kernels"][1]["ptx"]["tensor_core"], "wgmma");
+  EXPECT_TRUE(s["kernels"][0]["missing"].empty()) << s["kernels"][0]["missing"].dump();
+  EXPECT_EQ(s["max_registers"], 95);
+}
+
 TEST(CompilerSummary, MatmulUsesWgmmaWithCpAsyncLoads) {
   const auto s = h200_summary("matmul");
   const auto& k = only_kernel(s);
