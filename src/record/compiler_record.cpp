@@ -69,6 +69,7 @@ json compiler_record(const json& captured, const std::filesystem::path& records_
   out["capture_s"] = captured.value("capture_s", json(nullptr));
   out["capture_compile_s"] = captured.value("capture_compile_s", json(nullptr));  // background, off the timed compile
   out["tools_s"] = captured.value("tools_s", json(nullptr));
+  out["wait_s"] = captured.value("wait_s", json(nullptr));  // how long the checks' end waited for it
   std::map<std::string, std::string> texts;
   for (const char* key : {"ptx", "sass", "ptxas", "thunk_sequence", "pass_trail"})
     if (captured.contains(key) && captured[key].is_string())
