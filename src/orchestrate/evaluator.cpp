@@ -292,7 +292,7 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     check_seeds(result, task, candidate, kept);
     if (result.status == task_status::ok) {
       check_robustness(result, task, kept);
-      finish_artifacts(result);  // before timing: the SASS tools must not compete with the samples
+      finish_artifacts(result);  // before timing: the capture compile and tools must not compete with the samples
       if (m_timing.enabled) time_kernel(result, task, kept.last_inputs);
     }
   } catch (const command_failed& e) {
