@@ -30,8 +30,8 @@ struct task_info {
   tolerance tol;
   bool uses_tf32 = false;
   bool order_dependent = false;
-  bool integer_ops = false;  // flops() counts integer operations: no float FLOP ceiling applies
-  bool reference_float64 = false;  // correctness reference computed in float64
+  bool integer_ops = false;                   // flops() counts integer operations: no float FLOP ceiling applies
+  bool reference_float64 = false;             // correctness reference computed in float64
   std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size
