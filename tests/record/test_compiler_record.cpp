@@ -44,9 +44,9 @@ json captured_matmul(const std::filesystem::path& scratch) {
 class CompilerRecord : public ::testing::Test {
 protected:
   // One folder per test: ctest runs the tests of this fixture in parallel processes.
-  std::filesystem::path m_root = std::filesystem::temp_directory_path() /
-                                 (std::string("pb_compiler_record_") +
-                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::path m_root =
+      std::filesystem::temp_directory_path() /
+      (std::string("pb_compiler_record_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   void SetUp() override { std::filesystem::remove_all(m_root); }
   void TearDown() override { std::filesystem::remove_all(m_root); }
 };
