@@ -2,9 +2,9 @@
 #include <csignal>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
 #include "pallasbench/commands.hpp"
 
@@ -16,7 +16,9 @@ void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
 }
 
 void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
-  cmd->add_option("--size", flags.size, "problem size")->check(CLI::IsMember({"small", "medium", "large"}))->capture_default_str();
+  cmd->add_option("--size", flags.size, "problem size")
+      ->check(CLI::IsMember({"small", "medium", "large"}))
+      ->capture_default_str();
   cmd->add_option("--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();
@@ -66,15 +68,17 @@ int main(int argc, char** argv) {
 
   pallasbench::eval_options eval;
   auto* eval_cmd = app.add_subcommand(
-      "eval", "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
-              "3 harness error");
+      "eval",
+      "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
+      "3 harness error");
   eval_cmd->add_option("--task", eval.task, "task name")->required();
   eval_cmd->add_option("--candidate", eval.candidate, "Python file defining kernel(*inputs)")->required();
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 
   pallasbench::artifacts_options artifacts;
-  auto* artifacts_cmd = app.add_subcommand("artifacts", "a task kernel's jaxpr as a graph (JSON, or Graphviz with --dot)");
+  auto* artifacts_cmd =
+      app.add_subcommand("artifacts", "a task kernel's jaxpr as a graph (JSON, or Graphviz with --dot)");
   artifacts_cmd->add_option("task", artifacts.task, "task name")->required();
   artifacts_cmd->add_option("--size", artifacts.size, "problem size")
       ->check(CLI::IsMember({"small", "medium", "large"}))
@@ -85,8 +89,9 @@ int main(int argc, char** argv) {
   artifacts_cmd->add_option("--dot", artifacts.dot, "write Graphviz DOT to this file ('-': stdout)");
 
   pallasbench::report_options report;
-  auto* report_cmd = app.add_subcommand("report", "summarise records.jsonl files (a later file's record replaces "
-                                                  "an earlier one of the same task and size)");
+  auto* report_cmd = app.add_subcommand("report",
+                                        "summarise records.jsonl files (a later file's record replaces "
+                                        "an earlier one of the same task and size)");
   report_cmd->add_option("records", report.records, "records.jsonl files")->required();
   report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
   add_show_compiler(report_cmd, report.summary);

@@ -38,7 +38,7 @@ struct evaluation_flags {
   double timeout_s = 300;
   bool resume = false;
   bool timing = true;
-  double max_noise = 0.005;                // relative noise (stdev / mean) that ends sampling
+  double max_noise = 0.005;               // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU
   std::string artifacts = "files";        // compiler artifacts: inline | files | none
   bool pass_trail = false;                // also the Triton pass trail (megabytes per kernel)

@@ -79,18 +79,30 @@ struct half {
 template <class Fn>
 decltype(auto) visit_elements(const npy_array& array, Fn&& fn) {
   switch (array.type()) {
-  case dtype::float16: return fn(array.as<half>());
-  case dtype::float32: return fn(array.as<float>());
-  case dtype::float64: return fn(array.as<double>());
-  case dtype::int8: return fn(array.as<std::int8_t>());
-  case dtype::int16: return fn(array.as<std::int16_t>());
-  case dtype::int32: return fn(array.as<std::int32_t>());
-  case dtype::int64: return fn(array.as<std::int64_t>());
-  case dtype::uint8: return fn(array.as<std::uint8_t>());
-  case dtype::uint16: return fn(array.as<std::uint16_t>());
-  case dtype::uint32: return fn(array.as<std::uint32_t>());
-  case dtype::uint64: return fn(array.as<std::uint64_t>());
-  case dtype::boolean: return fn(array.as<std::uint8_t>());
+    case dtype::float16:
+      return fn(array.as<half>());
+    case dtype::float32:
+      return fn(array.as<float>());
+    case dtype::float64:
+      return fn(array.as<double>());
+    case dtype::int8:
+      return fn(array.as<std::int8_t>());
+    case dtype::int16:
+      return fn(array.as<std::int16_t>());
+    case dtype::int32:
+      return fn(array.as<std::int32_t>());
+    case dtype::int64:
+      return fn(array.as<std::int64_t>());
+    case dtype::uint8:
+      return fn(array.as<std::uint8_t>());
+    case dtype::uint16:
+      return fn(array.as<std::uint16_t>());
+    case dtype::uint32:
+      return fn(array.as<std::uint32_t>());
+    case dtype::uint64:
+      return fn(array.as<std::uint64_t>());
+    case dtype::boolean:
+      return fn(array.as<std::uint8_t>());
   }
   throw npy_error("unknown dtype");
 }

@@ -16,9 +16,9 @@
 namespace pallasbench {
 
 struct run_outcome {
-  std::vector<summary_row> rows;       // tasks evaluated in this run
+  std::vector<summary_row> rows;  // tasks evaluated in this run
   std::vector<nlohmann::json> records;
-  std::size_t skipped = 0;             // already recorded (--resume)
+  std::size_t skipped = 0;  // already recorded (--resume)
   bool interrupted = false;
 };
 
@@ -32,8 +32,7 @@ public:
 
   // Evaluates each task in turn; each finished record is written before the next task starts.
   // Ctrl-C stops after the task in flight is abandoned (it gets no record).
-  run_outcome run(const std::vector<task_info>& tasks, const candidate_for& candidate,
-                  const run_config& config);
+  run_outcome run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config);
 
 private:
   evaluator& m_eval;

@@ -21,8 +21,8 @@ public:
 
 struct exit_status {
   bool signaled = false;
-  int code = 0;    // exit code when not signaled
-  int signal = 0;  // terminating signal when signaled
+  int code = 0;                                // exit code when not signaled
+  int signal = 0;                              // terminating signal when signaled
   [[nodiscard]] std::string describe() const;  // "exit code 3", "signal 9 (SIGKILL)"
 };
 

@@ -51,7 +51,7 @@ private:
 };
 
 struct worker_options {
-  std::filesystem::path python;       // interpreter
+  std::filesystem::path python;        // interpreter
   std::filesystem::path project_root;  // holds python/ and tasks/
   std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};

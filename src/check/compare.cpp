@@ -76,16 +76,16 @@ comparison compare(const npy_array& out, const npy_array& ref, const tolerance& 
   if (out.shape() != ref.shape())
     return refuse(fmt::format("shape {} differs from the reference's {}", shape_string(out), shape_string(ref)));
   if (out.type() != ref.type())
-    return refuse(fmt::format("dtype {} differs from the reference's {}", dtype_name(out.type()),
-                              dtype_name(ref.type())));
+    return refuse(
+        fmt::format("dtype {} differs from the reference's {}", dtype_name(out.type()), dtype_name(ref.type())));
   accumulator acc;
   acc.result.elements = out.size();
   visit_elements(out, [&]<class T>(std::span<const T> values) { accumulate(values, ref.as<T>(), tol, acc); });
   auto& result = acc.result;
   const double diff_norm = std::sqrt(acc.diff_sq);
   const double ref_norm = std::sqrt(acc.ref_sq);
-  result.rel_norm_error = ref_norm > 0 ? diff_norm / ref_norm
-                                       : (diff_norm > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  result.rel_norm_error =
+      ref_norm > 0 ? diff_norm / ref_norm : (diff_norm > 0 ? std::numeric_limits<double>::infinity() : 0.0);
   if (result.unexpected_nonfinite > 0)
     result.reason = fmt::format("{} NaN/Inf elements where the reference is finite", result.unexpected_nonfinite);
   else if (result.mismatches > 0)

@@ -7,8 +7,8 @@
 
 namespace pallasbench {
 
-seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_array& second,
-                        const npy_array& reference, const tolerance& tol, bool order_dependent) {
+seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_array& second, const npy_array& reference,
+                        const tolerance& tol, bool order_dependent) {
   seed_outcome outcome;
   outcome.seed = seed;
   outcome.against_reference = compare(first, reference, tol);
@@ -19,8 +19,8 @@ seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_ar
         again.passed ? "second run within tolerance (order-dependent task)" : "second run differs: " + again.reason;
   } else {
     outcome.deterministic = bitwise_equal(first, second);
-    outcome.determinism_detail = outcome.deterministic ? "second run bit-identical"
-                                                       : "second run on the same inputs is not bit-identical";
+    outcome.determinism_detail =
+        outcome.deterministic ? "second run bit-identical" : "second run on the same inputs is not bit-identical";
   }
   return outcome;
 }

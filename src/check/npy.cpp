@@ -28,12 +28,12 @@ struct dtype_entry {
 };
 
 constexpr std::array k_dtypes{
-    dtype_entry{"f2", dtype::float16, "float16", 2},  dtype_entry{"f4", dtype::float32, "float32", 4},
-    dtype_entry{"f8", dtype::float64, "float64", 8},  dtype_entry{"i1", dtype::int8, "int8", 1},
-    dtype_entry{"i2", dtype::int16, "int16", 2},      dtype_entry{"i4", dtype::int32, "int32", 4},
-    dtype_entry{"i8", dtype::int64, "int64", 8},      dtype_entry{"u1", dtype::uint8, "uint8", 1},
-    dtype_entry{"u2", dtype::uint16, "uint16", 2},    dtype_entry{"u4", dtype::uint32, "uint32", 4},
-    dtype_entry{"u8", dtype::uint64, "uint64", 8},    dtype_entry{"b1", dtype::boolean, "bool", 1},
+    dtype_entry{"f2", dtype::float16, "float16", 2}, dtype_entry{"f4", dtype::float32, "float32", 4},
+    dtype_entry{"f8", dtype::float64, "float64", 8}, dtype_entry{"i1", dtype::int8, "int8", 1},
+    dtype_entry{"i2", dtype::int16, "int16", 2},     dtype_entry{"i4", dtype::int32, "int32", 4},
+    dtype_entry{"i8", dtype::int64, "int64", 8},     dtype_entry{"u1", dtype::uint8, "uint8", 1},
+    dtype_entry{"u2", dtype::uint16, "uint16", 2},   dtype_entry{"u4", dtype::uint32, "uint32", 4},
+    dtype_entry{"u8", dtype::uint64, "uint64", 8},   dtype_entry{"b1", dtype::boolean, "bool", 1},
 };
 
 const dtype_entry& entry(dtype type) {
@@ -46,8 +46,7 @@ const dtype_entry& entry(dtype type) {
   throw npy_error(fmt::format("{}: malformed .npy: {}", path.string(), what));
 }
 
-std::string header_value(const std::string& header, std::string_view key,
-                         const std::filesystem::path& path) {
+std::string header_value(const std::string& header, std::string_view key, const std::filesystem::path& path) {
   // Values are Python literals: a quoted string, True/False, or a parenthesised tuple.
   const std::regex pattern(fmt::format(R"('{}'\s*:\s*('[^']*'|True|False|\([^)]*\)))", key));
   std::smatch match;
@@ -63,8 +62,7 @@ dtype parse_descr(std::string descr, const std::filesystem::path& path) {
   for (const auto& e : k_dtypes) {
     if (e.descr != code) continue;
     const bool single_byte = e.size == 1;
-    if (order == '>' && !single_byte)
-      fail(path, fmt::format("big-endian dtype '{}' is not supported", descr));
+    if (order == '>' && !single_byte) fail(path, fmt::format("big-endian dtype '{}' is not supported", descr));
     if (order != '<' && order != '|' && !(order == '>' && single_byte))
       fail(path, fmt::format("bad byte order in dtype '{}'", descr));
     return e.type;
@@ -83,8 +81,7 @@ std::vector<std::int64_t> parse_shape(const std::string& tuple, const std::files
     shape.push_back(std::stoll((*it)[1].str()));
     consumed += it->length();
   }
-  if (inner.find_first_not_of(" ") != std::string::npos && consumed != inner.size())
-    fail(path, "bad shape " + tuple);
+  if (inner.find_first_not_of(" ") != std::string::npos && consumed != inner.size()) fail(path, "bad shape " + tuple);
   return shape;
 }
 
@@ -92,9 +89,7 @@ std::vector<std::int64_t> parse_shape(const std::string& tuple, const std::files
 
 std::string_view dtype_name(dtype type) { return entry(type).name; }
 std::size_t dtype_size(dtype type) { return entry(type).size; }
-bool is_floating(dtype type) {
-  return type == dtype::float16 || type == dtype::float32 || type == dtype::float64;
-}
+bool is_floating(dtype type) { return type == dtype::float16 || type == dtype::float32 || type == dtype::float64; }
 
 half::operator float() const {
   const std::uint32_t sign = (bits & 0x8000u) << 16;
@@ -104,8 +99,8 @@ half::operator float() const {
     const float value = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
     return sign ? -value : value;
   }
-  const std::uint32_t out = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
-                                             : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  const std::uint32_t out =
+      exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13) : sign | ((exponent + 112) << 23) | (mantissa << 13);
   return std::bit_cast<float>(out);
 }
 

@@ -9,8 +9,7 @@
 
 namespace pallasbench {
 
-run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate,
-                        const run_config& config) {
+run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config) {
   run_outcome outcome;
   const auto& size = config.size;
   std::size_t index = 0;

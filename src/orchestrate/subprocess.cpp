@@ -187,7 +187,8 @@ child_process::read_status child_process::read_line(std::string& line, std::chro
     }
     if (m_stdout < 0) return read_status::eof;
     if (interrupted()) return read_status::interrupted;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return read_status::timeout;
     pollfd fds[2] = {{m_stdout, POLLIN, 0}, {m_stderr_fd, POLLIN, 0}};
     const int ready = ::poll(fds, m_stderr_fd >= 0 ? 2 : 1, static_cast<int>(std::min<long>(left.count(), 200)));

@@ -23,7 +23,8 @@ std::string escape(const std::string& text) {
 std::string shapes(const json& outputs) {
   std::vector<std::string> parts;
   for (const auto& o : outputs)
-    parts.push_back(fmt::format("{}[{}]", o.value("dtype", "?"), fmt::join(o.value("shape", std::vector<long>{}), ",")));
+    parts.push_back(
+        fmt::format("{}[{}]", o.value("dtype", "?"), fmt::join(o.value("shape", std::vector<long>{}), ",")));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -32,8 +33,8 @@ std::string node_line(const json& node) {
   // DOT's own line break (\n) joins the escaped parts.
   const std::string label = escape(primitive) + "\\n" + escape(shapes(node.value("outputs", json::array())));
   const std::string shape = primitive == "input" || primitive == "output" ? "ellipse"
-                            : primitive == "pallas_call"                   ? "box3d"
-                                                                           : "box";
+                            : primitive == "pallas_call"                  ? "box3d"
+                                                                          : "box";
   return fmt::format("  n{} [label=\"{}\", shape={}{}];\n", node.value("id", 0), label, shape,
                      node.value("inside_pallas", false) ? ", style=filled, fillcolor=\"#e8f0ff\"" : "");
 }

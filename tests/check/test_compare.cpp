@@ -19,7 +19,8 @@ struct pair_fixture {
   temp_dir dir;
   npy_array out, ref;
   pair_fixture(const std::vector<float>& o, const std::vector<float>& r, std::vector<std::int64_t> shape = {})
-      : out(npy_array::open(write_f32(dir, "out.npy", shape.empty() ? std::vector<std::int64_t>{(std::int64_t)o.size()} : shape, o))),
+      : out(npy_array::open(
+            write_f32(dir, "out.npy", shape.empty() ? std::vector<std::int64_t>{(std::int64_t)o.size()} : shape, o))),
         ref(npy_array::open(write_f32(dir, "ref.npy", {(std::int64_t)r.size()}, r))) {}
 };
 

@@ -29,7 +29,8 @@ TEST(Npy, ReadsFloat32Matrix) {
 
 TEST(Npy, ReadsIntegerBoolAndScalar) {
   temp_dir dir;
-  EXPECT_EQ(write_and_open(dir, npy_bytes("<i4", {2}, raw(std::vector<std::int32_t>{7, -1}))).as<std::int32_t>()[1], -1);
+  EXPECT_EQ(write_and_open(dir, npy_bytes("<i4", {2}, raw(std::vector<std::int32_t>{7, -1}))).as<std::int32_t>()[1],
+            -1);
   EXPECT_EQ(write_and_open(dir, npy_bytes("|u1", {3}, raw(std::vector<std::uint8_t>{0, 3, 2}))).type(), dtype::uint8);
   EXPECT_EQ(write_and_open(dir, npy_bytes("|b1", {1}, raw(std::vector<std::uint8_t>{1}))).type(), dtype::boolean);
   const auto scalar = write_and_open(dir, npy_bytes("<f8", {}, raw(std::vector<double>{2.5})));
@@ -40,7 +41,8 @@ TEST(Npy, ReadsIntegerBoolAndScalar) {
 TEST(Npy, ConvertsHalfPrecision) {
   temp_dir dir;
   // 1.0, -2.0, 65504 (max), smallest subnormal
-  const auto a = write_and_open(dir, npy_bytes("<f2", {4}, raw(std::vector<std::uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001})));
+  const auto a =
+      write_and_open(dir, npy_bytes("<f2", {4}, raw(std::vector<std::uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001})));
   const auto h = a.as<half>();
   EXPECT_FLOAT_EQ(static_cast<float>(h[0]), 1.0f);
   EXPECT_FLOAT_EQ(static_cast<float>(h[1]), -2.0f);
@@ -96,13 +98,12 @@ INSTANTIATE_TEST_SUITE_P(
                       malformed_case{"complex", npy_bytes("<c8", {2}, four_floats), "unsupported dtype"},
                       malformed_case{"object", npy_bytes("|O", {2}, four_floats), "unsupported dtype"},
                       malformed_case{"bad_shape", npy_bytes("<f4", {4}, four_floats).replace(60, 3, "x, "), "shape"},
-                      malformed_case{"header_past_end", npy_bytes("<f4", {4}, four_floats).substr(0, 40), "header runs past"},
+                      malformed_case{"header_past_end", npy_bytes("<f4", {4}, four_floats).substr(0, 40),
+                                     "header runs past"},
                       malformed_case{"version", npy_bytes("<f4", {4}, four_floats).replace(6, 1, "\x07"), "version 7"}),
     [](const auto& info) { return info.param.name; });
 
-TEST(Npy, MissingFileNamesIt) {
-  EXPECT_THROW((void)npy_array::open("/nonexistent/x.npy"), npy_error);
-}
+TEST(Npy, MissingFileNamesIt) { EXPECT_THROW((void)npy_array::open("/nonexistent/x.npy"), npy_error); }
 
 TEST(Npy, MappingOutlivesUnlink) {
   temp_dir dir;

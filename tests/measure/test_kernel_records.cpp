@@ -28,8 +28,10 @@ TEST(KernelRecords, SumsAndSpansPerSample) {
 
 TEST(KernelRecords, FlushBetweenSamplesIsExcluded) {
   const std::vector<time_window> windows{{1'000, 2'000}, {5'000, 6'000}};
-  const auto g = group_by_sample({kernel("l2_flush_memset", 2'500, 4'500), kernel("k", 1'200, 1'800),
-                                  kernel("k", 5'100, 5'900), {activity_kind::memset, "memset", 3'000, 3'100}},
+  const auto g = group_by_sample({kernel("l2_flush_memset", 2'500, 4'500),
+                                  kernel("k", 1'200, 1'800),
+                                  kernel("k", 5'100, 5'900),
+                                  {activity_kind::memset, "memset", 3'000, 3'100}},
                                  windows);
   EXPECT_EQ(g.outside, 2u);
   EXPECT_DOUBLE_EQ(g.samples[0].sum_us, 0.6);
@@ -39,9 +41,9 @@ TEST(KernelRecords, FlushBetweenSamplesIsExcluded) {
 
 TEST(KernelRecords, UnorderedRecordsAndStraddlers) {
   const std::vector<time_window> windows{{100, 200}, {300, 400}};
-  const auto g = group_by_sample({kernel("late", 350, 390), kernel("cross", 180, 250), kernel("early", 110, 150),
-                                  kernel("before", 10, 20)},
-                                 windows);
+  const auto g = group_by_sample(
+      {kernel("late", 350, 390), kernel("cross", 180, 250), kernel("early", 110, 150), kernel("before", 10, 20)},
+      windows);
   EXPECT_EQ(g.straddling, 1u);
   EXPECT_EQ(g.outside, 1u);
   EXPECT_EQ(g.samples[0].activities, 1u);

@@ -59,7 +59,8 @@ TEST(Summary, TableCountsStatuses) {
 TEST(Summary, MarkdownHasHeaderAndRows) {
   std::ostringstream out;
   make_printer("markdown")->print(out, {summary_row::from_record(record("relu", "ok", 50, 100))});
-  EXPECT_NE(out.str().find("| relu | 1 | medium | ok | yes | 1.50e-07 | 50.0 us | 100.0 us | 2.00x |"), std::string::npos)
+  EXPECT_NE(out.str().find("| relu | 1 | medium | ok | yes | 1.50e-07 | 50.0 us | 100.0 us | 2.00x |"),
+            std::string::npos)
       << out.str();
   EXPECT_THROW((void)make_printer("html"), std::invalid_argument);
 }

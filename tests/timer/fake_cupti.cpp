@@ -37,7 +37,7 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind) { return CUPTI_SUCC
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind) { return CUPTI_SUCCESS; }
 
 CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
-                                                     CUpti_BuffersCallbackCompleteFunc complete) {
+                                                    CUpti_BuffersCallbackCompleteFunc complete) {
   g_request = request;
   g_complete = complete;
   return CUPTI_SUCCESS;
@@ -45,9 +45,9 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 
 // Records are packed back to back as CUpti_ActivityKernel10 (kernels) or CUpti_ActivityMemset4.
 CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
-  uint8_t* next = *record ? reinterpret_cast<uint8_t*>(*record) +
-                                ((*record)->kind == CUPTI_ACTIVITY_KIND_MEMSET ? sizeof(CUpti_ActivityMemset4)
-                                                                               : sizeof(CUpti_ActivityKernel10))
+  uint8_t* next = *record ? reinterpret_cast<uint8_t*>(*record) + ((*record)->kind == CUPTI_ACTIVITY_KIND_MEMSET
+                                                                       ? sizeof(CUpti_ActivityMemset4)
+                                                                       : sizeof(CUpti_ActivityKernel10))
                           : buffer;
   if (next >= buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
   *record = reinterpret_cast<CUpti_Activity*>(next);
