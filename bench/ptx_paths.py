@@ -51,7 +51,7 @@ out = {"task": name, "size": size, "compile_s": plain_s, "compile_with_dump_s": 
 mods = compiler_artifacts.triton_modules(lowered)
 for m in mods:
     kernel = m["name"]
-    dumped = next(iter(compiler_artifacts.kernel_ptx_files(dump, [kernel])), None)
+    dumped = compiler_artifacts.kernel_ptx_holders(dump, [kernel]).get(kernel)
     a = entry_text(dumped.read_text(), kernel) if dumped else ""
     found = [ir.StringAttr(config["ir"]).value_bytes for _, config in compiler_artifacts.triton_custom_calls(lowered)
              if ir.StringAttr(config["name"]).value == kernel]

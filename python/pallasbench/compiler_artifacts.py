@@ -91,7 +91,8 @@ def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: 
     """Files of the dump that belong to the kernel, copied into out_dir (paths relative to it)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     found: dict = {"kernel_names": kernel_names, "unavailable": {}}
-    parts = kernel_ptx_files(dump_dir, kernel_names)
+    holders = kernel_ptx_holders(dump_dir, kernel_names)
+    parts = sorted(set(holders.values()))
     if not parts:
         listing = sorted(p.name for p in dump_dir.glob("*"))[:40] if dump_dir.exists() else []
         found["unavailable"]["ptx"] = f"no PTX with an entry {kernel_names} in XLA's dump (files: {listing})"
@@ -105,7 +106,7 @@ def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: 
                 found["ptx_parts"].append(f"kernel.{index}.ptx")
                 whole.write(f"// ---- {part.name}\n" + part.read_text(errors="replace"))
         found["ptx"] = "kernel.ptx"
-        missing = [name for name in kernel_names if not any(_has_entry(p, name) for p in parts)]
+        missing = [name for name in kernel_names if name not in holders]
         if missing:
             found["unavailable"]["ptx_entries"] = f"no PTX entry for {missing} in XLA's dump"
     thunks = sorted(dump_dir.glob("*thunk_sequence.txt"))
@@ -123,21 +124,18 @@ def collect(dump_dir: Path, kernel_names: list[str], out_dir: Path, pass_trail: 
     return found
 
 
-def kernel_ptx_files(dump_dir: Path, kernel_names: list[str]) -> list[Path]:
-    """The PTX files holding the kernels' entries, one per kernel at most, in file-name order.
-    XLA writes one file per LLVM module it compiles; where a name appears in several (an earlier
-    compile of the same module in the dump), the last numbered file is the final one."""
-    chosen: list[Path] = []
-    files = sorted(dump_dir.glob("*.ptx"), reverse=True)
-    for name in kernel_names:
-        holder = next((p for p in files if _has_entry(p, name)), None)
-        if holder is not None and holder not in chosen:
-            chosen.append(holder)
-    return sorted(chosen)
-
-
-def _has_entry(ptx: Path, name: str) -> bool:
-    return f".entry {name}(" in ptx.read_text(errors="replace")
+def kernel_ptx_holders(dump_dir: Path, kernel_names: list[str]) -> dict[str, Path]:
+    """For each kernel name with an entry in the dump, the PTX file holding it (names without
+    one are absent). XLA writes one file per LLVM module it compiles; where a name appears in
+    several (an earlier compile of the same module in the dump), the last numbered file is the
+    final one. Each file is read once."""
+    holders: dict[str, Path] = {}
+    for path in sorted(dump_dir.glob("*.ptx"), reverse=True):
+        text = path.read_text(errors="replace")
+        for name in kernel_names:
+            if name not in holders and f".entry {name}(" in text:
+                holders[name] = path
+    return holders
 
 
 class CaptureJob:

@@ -320,7 +320,6 @@ class Worker:
         except Exception as exc:  # the IR is evidence, not a reason to fail the kernel
             modules, unavailable["triton_ir"] = [], f"{type(exc).__name__}: {exc}"
         names = [m["name"] for m in modules if m.get("name")]
-        capture["out"].mkdir(parents=True, exist_ok=True)
         job = compiler_artifacts.CaptureJob(lowered, names, capture["out"], capture["pass_trail"])
         base = {"mode": mode, "dir": str(capture["out"]), "triton": modules, "kernel_names": names,
                 "unavailable": unavailable, "capture_s": time.perf_counter() - t0}
