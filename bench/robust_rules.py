@@ -210,7 +210,7 @@ def verdict(rules: dict[str, RuleResult]) -> str:
 
 def evaluate_candidate(task: str, candidate: Path, size: str = "small", seed: int = 0) -> dict:
     """The rules on `candidate` (a file defining kernel(*inputs)) for `task` at `size`: inputs of
-    `seed` made as the harness makes them, the harness's reference (worker._run_reference), the
+    `seed` made as the harness makes them, the harness's reference (Reference._run_reference), the
     candidate jitted as their evaluator does. A rule that cannot be evaluated is n/a."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     sys.path.insert(0, str(ROOT / "python"))
@@ -218,13 +218,13 @@ def evaluate_candidate(task: str, candidate: Path, size: str = "small", seed: in
     import numpy as np
 
     from pallasbench import interpret, registry
-    from pallasbench.worker import Worker
+    from pallasbench.reference import Reference
 
     if interpret.on_cpu():
         interpret.enable_interpret_default()
     module = registry.load(task)
     inputs = list(module.make_inputs(np.random.default_rng(seed), module.SHAPES[size]))
-    reference = np.asarray(Worker()._run_reference(module, inputs))
+    reference = np.asarray(Reference()._run_reference(module, inputs))
     record = {"task": task, "candidate": candidate.name, "size": size, "seed": seed,
               "inputs": [f"{spec.name} {x.dtype}{list(x.shape)}" for spec, x in zip(module.INPUTS, inputs)]}
 

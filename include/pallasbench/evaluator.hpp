@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/module_analysis.hpp"
 #include "pallasbench/npy.hpp"
 #include "pallasbench/paths.hpp"
 #include "pallasbench/record.hpp"
@@ -16,28 +17,41 @@
 
 namespace pallasbench {
 
-// Two workers: the reference's and the candidate's. The candidate never runs in the process
-// that computes reference outputs. A worker that failed is replaced on next use.
+// The harness's processes (docs/architecture.md): the trusted reference (inputs, reference
+// outputs, XLA baseline) and executor (compiles, runs and times the modules tracers hand over),
+// each long-lived and replaced on next use when it failed; and one sandboxed tracer per
+// candidate, thrown away after its trace. Candidate code runs only in tracers.
 class worker_pool {
 public:
   explicit worker_pool(worker_options options) : m_options(std::move(options)) {}
   worker& reference();
-  worker& candidate();
+  worker& executor();
+  // A sandboxed tracer for one candidate: the warm spare when there is one.
+  [[nodiscard]] std::unique_ptr<worker> take_tracer();
+  // Keep a spare tracer starting while a task is evaluated (runs of many candidates).
+  void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
+  // Starts the executor and a tracer now, without waiting for their greetings.
+  void prestart();
   void discard_reference();
-  void discard_candidate();
-  [[nodiscard]] bool has_candidate() const { return m_candidate != nullptr; }
+  void discard_executor();
+  [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
   void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
   [[nodiscard]] const worker_options& options() const { return m_options; }
 
 private:
+  [[nodiscard]] worker_options role_options(const std::string& role) const;
+
   worker_options m_options;
-  std::unique_ptr<worker> m_reference, m_candidate;
+  std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer;
+  bool m_keep_spare = false;
 };
 
 struct candidate_spec {
   std::string kind = "suite";  // "suite": the task's own kernel; "user": a file
   std::filesystem::path file;  // for "user"
   std::string sha256;          // of the source (resume key)
+  std::string source;          // for "user": the file as the reference process read it
+  std::string bundled_source;  // for "user": the source and the shared kernel modules it imports
 };
 
 // Compiler artifacts (GPU only): where PTX/SASS/pass trail go, and whether at all.
@@ -65,8 +79,14 @@ public:
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
 
 private:
+  // Trace (sandboxed tracer), load and analyse (executor; C++), then compile: the module is
+  // refused before it is compiled when it holds foreign custom calls.
   void load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
                       const nlohmann::json& reference_reply);
+  nlohmann::json trace(task_result& result, const task_info& task, const candidate_spec& candidate,
+                       const nlohmann::json& input_specs);
+  void analyse(task_result& result, const task_info& task, const nlohmann::json& loaded);
+  void compile(task_result& result, const task_info& task);
   nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir);
   // What the checks keep for the robustness filters: each seed's output and reference.
   struct evidence {
@@ -84,6 +104,8 @@ private:
   void keep_artifacts(task_result& result, const nlohmann::json& captured);
   // Collects SASS and the ptxas report, whose tools ran in the worker's background since load.
   void finish_artifacts(task_result& result);
+  // The source_analysis filter on its own, for a module refused before it ran.
+  void record_source_analysis(task_result& result) const;
   void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
   // The next timing request of one side: a batch sized to ~batch_seconds of host time from what
   // a sample has cost so far.
@@ -95,6 +117,7 @@ private:
   run_config m_config;
   timing_options m_timing;
   artifact_options m_artifacts;
+  std::optional<module_analysis> m_analysis;  // of the loaded candidate's module
   nlohmann::json m_pending_artifacts;  // load's artifacts while their SASS is still being made
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/compare.hpp"
+#include "pallasbench/module_analysis.hpp"
 #include "pallasbench/npy.hpp"
 
 namespace pallasbench {
@@ -87,10 +88,9 @@ struct filter_inputs {
   std::vector<output_pair> seeds;
   std::vector<perturbation> perturbations;
   std::size_t input_count = 0;
-  nlohmann::json jaxpr_graph;                    // equations from the worker (python/pallasbench/jaxpr_info.py)
-  std::string source;                            // the candidate file as authored
-  std::vector<std::string> task_modules_loaded;  // task files the candidate imported (worker's view)
-  double task_flops = 0;                         // the task's FLOP model at this size
+  const module_analysis* analysis = nullptr;      // of the module the executor deserialized
+  std::string source;                            // the candidate file as authored (read by the harness)
+  std::vector<std::string> task_modules_loaded;  // task files the tracer saw the candidate import
   tolerance tol;
 
   // profile_pair of a seed's pair, computed once for all filters.

@@ -79,13 +79,14 @@ struct task_result {
   task_status status = task_status::harness_error;
   std::optional<failure_info> failure;
   std::string stderr_tail;
-  // From the candidate worker's "load".
-  std::string jaxpr, stablehlo;
-  nlohmann::json pallas_calls = nlohmann::json::array();
-  nlohmann::json jaxpr_graph = nlohmann::json::array();  // equations, for source analysis
-  nlohmann::json jaxpr_dag;                              // nodes and edges, for the record
+  std::string jaxpr;      // the tracer's jaxpr (untrusted: for reading)
+  std::string stablehlo;  // of the module the executor deserialized and compiled
+  nlohmann::json pallas_calls = nlohmann::json::array();  // the tracer's view of grids and blocks
+  nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
+  nlohmann::json precision;                               // the kernels' precisions (module analysis)
+  nlohmann::json trust = nlohmann::json::object();        // tracer sandbox, what was analysed, analysis
   nlohmann::json compiler = nlohmann::json::object();    // Triton IR, PTX, SASS, summary (record.artifacts)
-  std::vector<std::string> task_modules_loaded;          // task files a user candidate imported
+  std::vector<std::string> task_modules_loaded;          // task files the tracer saw a user candidate import
   nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
   std::optional<bool> robustness_passed;
   std::optional<double> lower_s, compile_s;

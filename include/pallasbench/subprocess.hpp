@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "pallasbench/sandbox.hpp"
+
 namespace pallasbench {
 
 class process_error : public std::runtime_error {
@@ -32,8 +34,10 @@ public:
   struct options {
     std::vector<std::string> argv;
     std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) ours
-    std::filesystem::path cwd;
+    bool inherit_env = true;                                // false: exactly `env` (a scrubbed environment)
+    std::filesystem::path cwd;                              // ignored when sandboxed (its own empty folder)
     std::size_t stderr_tail_bytes = 64 * 1024;
+    std::optional<sandbox_policy> sandbox;                  // set: start in a sandbox (sandbox.hpp)
   };
 
   enum class read_status { line, timeout, eof, interrupted };
@@ -44,6 +48,8 @@ public:
   ~child_process();
 
   [[nodiscard]] pid_t pid() const { return m_pid; }
+  // What the sandbox got, for a sandboxed child.
+  [[nodiscard]] const std::optional<sandbox_report>& sandbox() const { return m_sandbox; }
 
   // Writes `line` and a newline to the child's stdin; throws process_error if the pipe is closed.
   void write_line(std::string_view line);
@@ -62,6 +68,7 @@ public:
   std::optional<exit_status> wait_for_exit(std::chrono::milliseconds timeout);
 
 private:
+  void spawn_sandboxed(const options& opts);
   void drain_stderr();
   void drain_remaining_stderr();
   void close_fds();
@@ -72,6 +79,7 @@ private:
   std::string m_stderr;
   std::size_t m_stderr_limit;
   std::optional<exit_status> m_exit;
+  std::optional<sandbox_report> m_sandbox;
 };
 
 }  // namespace pallasbench

@@ -35,6 +35,11 @@ struct task_info {
   std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size
+  std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
+  // Read by the trusted reference process, never by the process that imports the kernel.
+  std::string source;            // the task file
+  std::string bundled_source;    // the task file followed by the shared kernel modules it imports
+  std::string reference_source;  // the reference function's source
 
   [[nodiscard]] static task_info from_json(const nlohmann::json& j);
   [[nodiscard]] std::string shape_summary(const std::string& size) const;  // "x(4096,4096) y(...)"

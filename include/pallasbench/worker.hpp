@@ -55,16 +55,24 @@ struct worker_options {
   std::filesystem::path project_root;  // holds python/ and tasks/
   std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
-  // The command started; empty means `python -u -m pallasbench.worker` (tests start fakes).
+  // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
   std::vector<std::string> command;
+  std::string role = "reference";  // reference | executor | tracer (python/pallasbench/<role>.py)
+  // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
+  // GPU hidden (sandbox.hpp).
+  std::optional<sandbox_policy> sandbox;
+  std::vector<std::filesystem::path> python_paths;  // import folders a sandboxed process is given
 };
 
 class worker {
 public:
+  // Starts the process; its greeting is awaited on first use, so several start in parallel.
   explicit worker(const worker_options& options);
 
   // The {"ready": true, ...} greeting, with the environment the worker sees.
-  [[nodiscard]] const nlohmann::json& hello() const { return m_hello; }
+  [[nodiscard]] const nlohmann::json& hello();
+  // What the sandbox got, for a sandboxed worker.
+  [[nodiscard]] const std::optional<sandbox_report>& sandbox() const { return m_process.sandbox(); }
   [[nodiscard]] pid_t pid() const { return m_process.pid(); }
   [[nodiscard]] std::string stderr_tail() const { return m_process.stderr_tail(); }
   void clear_stderr_tail() { m_process.clear_stderr_tail(); }
@@ -82,7 +90,8 @@ private:
   [[noreturn]] void fail(worker_failure::kind kind, const std::string& message);
 
   child_process m_process;
-  nlohmann::json m_hello;
+  std::chrono::milliseconds m_startup_timeout;
+  nlohmann::json m_hello;  // null until the greeting is read
   long m_next_id = 1;
   bool m_dead = false;
 };

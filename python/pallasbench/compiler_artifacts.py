@@ -19,6 +19,7 @@ from pathlib import Path
 
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU).
 TRITON_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi")
+MOSAIC_TARGETS = ("mosaic_gpu_v2", "mosaic_gpu")
 TOOL_TIMEOUT_S = 120
 
 
@@ -36,9 +37,10 @@ def dump_options(dump_dir: Path) -> dict:
     return options | (json.loads(extra) if extra else {})
 
 
-def triton_custom_calls(lowered) -> list[tuple]:
-    """(custom call target, backend-config dictionary attribute) of every Pallas custom call in
-    the lowered module, in program order."""
+def pallas_custom_calls(operation, with_mosaic: bool = False) -> list[tuple]:
+    """(custom call target, backend-config dictionary attribute) of every Triton custom call
+    under an MLIR operation (a module), in program order; with_mosaic adds Mosaic GPU calls
+    as (target, None)."""
     from jax._src.lib.mlir import ir
 
     found = []
@@ -52,18 +54,37 @@ def triton_custom_calls(lowered) -> list[tuple]:
                 attrs = op.attributes
                 key = "mhlo.backend_config" if "mhlo.backend_config" in attrs else "backend_config"
                 found.append((target, ir.DictAttr(attrs[key])))
+            elif with_mosaic and target in MOSAIC_TARGETS:
+                found.append((target, None))  # its config is not a Triton module
         for region in op.regions:
             for block in region:
                 for inner in block:
                     visit(inner)
 
-    visit(lowered.compiler_ir("stablehlo").operation)
+    visit(operation)
     return found
+
+
+def triton_custom_calls(lowered) -> list[tuple]:
+    """pallas_custom_calls of a lowered module."""
+    return pallas_custom_calls(lowered.compiler_ir("stablehlo").operation)
 
 
 def triton_modules(lowered) -> list[dict]:
     """The Triton modules of every Pallas custom call in the lowered module, as MLIR text."""
     return [_decode(target, config) for target, config in triton_custom_calls(lowered)]
+
+
+def decode_kernel(target, config) -> dict:
+    """_decode, with a failure to decode kept as the entry's reason instead of raised: the
+    harness's precision policy refuses what it cannot read."""
+    if config is None:
+        return {"target": target, "name": None, "ir": None,
+                "error": "Mosaic GPU kernels' IR is not decoded by this harness version"}
+    try:
+        return _decode(target, config)
+    except Exception as exc:
+        return {"target": target, "name": None, "ir": None, "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _decode(target, config) -> dict:

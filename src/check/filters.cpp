@@ -1165,106 +1165,36 @@ filter_result input_impact_filter::evaluate(const filter_inputs& in) const {
 
 namespace {
 
-const std::set<std::string> k_containers = {"pjit",
-                                            "jit",
-                                            "closed_call",
-                                            "core_call",
-                                            "custom_jvp_call",
-                                            "custom_vjp_call",
-                                            "custom_vjp_call_jaxpr",
-                                            "remat",
-                                            "checkpoint",
-                                            "cond",
-                                            "while",
-                                            "scan",
-                                            "pallas_call"};
-const std::set<std::string> k_layout = {
-    "reshape", "broadcast_in_dim", "transpose",  "squeeze", "expand_dims",   "slice", "pad", "concatenate", "rev",
-    "copy",    "copy_p",           "device_put", "iota",    "dynamic_slice", "split"};
-const std::set<std::string> k_callbacks = {"pure_callback", "io_callback",   "debug_callback",
-                                           "callback",      "host_callback", "outside_call"};
-const std::set<std::string> k_forbidden_outside = {
-    "dot_general", "conv_general_dilated", "gather", "scatter", "scatter-add", "scatter_add", "scatter_mul",
-    "scatter_min", "scatter_max", "dynamic_update_slice", "sort", "cumsum", "cumprod", "cummax", "cumlogsumexp",
-    "argmax", "argmin", "fft", "custom_call", "custom_linear_solve", "triangular_solve",
-    // a cast of data outside the kernel (precision downgrade)
-    "convert_element_type", "reduce_precision"};
-
-double elements(const json& avals) {
-  double total = 0;
-  for (const auto& a : avals) {
-    double n = 1;
-    for (const auto& d : a.at("shape")) n *= d.get<double>();
-    total += n;
-  }
-  return total;
-}
-
-// Work an equation does, in element operations (2 per multiply-add for dots).
-double work_of(const json& eqn) {
-  const std::string prim = eqn.value("primitive", "");
-  const double multiplier = eqn.value("multiplier", 1.0);
-  if (prim == "dot_general") return multiplier * 2 * elements(eqn.at("outputs")) * eqn.value("contracted", 1.0);
-  if (prim.rfind("reduce_", 0) == 0 || prim == "argmax" || prim == "argmin")
-    return multiplier * elements(eqn.at("inputs"));
-  return multiplier * elements(eqn.at("outputs"));
-}
-
 const std::regex& harness_import_pattern() {
   static const std::regex pattern(
-      R"((^|\n)\s*(from|import)\s+(tasks(\.|\s)|pallasbench\.(registry|worker|interpret)|pallasbench\s+import\s+(registry|worker|interpret)))"
+      R"((^|\n)\s*(from|import)\s+(tasks(\.|\s)|pallasbench\.(registry|worker|interpret|tracer|executor|reference)|pallasbench\s+import\s+(registry|worker|interpret|tracer|executor|reference)))"
       R"(|spec_from_file_location\([^)]*tasks/level|block_until_ready\s*=)");
   return pattern;
 }
 
 }  // namespace
 
+// The verdict rests on the analysis of the module the executor deserialized (module_analysis:
+// StableHLO and the kernels' IR); the source scan and the tracer's list of task files it saw
+// imported only ever add reasons to refuse.
 filter_result source_analysis_filter::evaluate(const filter_inputs& in) const {
-  if (!in.jaxpr_graph.is_array() || in.jaxpr_graph.empty()) return missing("no jaxpr of the kernel");
-  filter_result r{true, 0.0, thresholds::max_outside_work, ""};
-  std::size_t pallas_calls = 0;
-  double inside = 0, outside = 0;
-  std::vector<std::string> problems;
-  std::set<std::string> outside_ops;
-  for (const auto& eqn : in.jaxpr_graph) {
-    const std::string prim = eqn.value("primitive", "");
-    const bool in_kernel = eqn.value("inside_pallas", false);
-    if (prim == "pallas_call" && !in_kernel) ++pallas_calls;
-    if (k_callbacks.contains(prim) || prim.find("callback") != std::string::npos) {
-      problems.push_back(fmt::format("host callback '{}'", prim));
-      continue;
-    }
-    if (k_containers.contains(prim) || (!in_kernel && k_layout.contains(prim))) continue;
-    const double work = work_of(eqn);
-    if (in_kernel) {
-      inside += work;
-      continue;
-    }
-    if (k_forbidden_outside.contains(prim) && elements(eqn.at("outputs")) > thresholds::scalar_setup_elements)
-      problems.push_back(fmt::format("'{}' outside pallas_call", prim));
-    if (elements(eqn.at("outputs")) > thresholds::scalar_setup_elements) {
-      outside += work;
-      outside_ops.insert(prim);
-    }
-  }
-  if (pallas_calls == 0) problems.insert(problems.begin(), "no pallas_call in the kernel's jaxpr");
-  const double reference_work = std::max(in.task_flops, inside + outside);
-  r.value = reference_work > 0 ? outside / reference_work : 0.0;
-  if (r.value > r.threshold) {
+  if (in.analysis == nullptr) return missing("no analysis of the kernel's module");
+  const auto& a = *in.analysis;
+  filter_result r{true, a.outside_share, thresholds::max_outside_work, ""};
+  std::vector<std::string> problems = a.problems;
+  if (a.outside_share > r.threshold) {
     std::string ops;
-    for (const auto& op : outside_ops) ops += (ops.empty() ? "" : ", ") + op;
-    problems.push_back(fmt::format("{:.1f}% of the work outside pallas_call ({})", 100 * r.value, ops));
+    for (const auto& op : a.outside_ops) ops += (ops.empty() ? "" : ", ") + op;
+    problems.push_back(fmt::format("{:.1f}% of the work outside the Pallas kernels ({})", 100 * a.outside_share, ops));
   }
   if (std::regex_search(in.source, harness_import_pattern()))
     problems.push_back("the source imports the harness or the task's reference module");
   if (!in.task_modules_loaded.empty())
     problems.push_back(fmt::format("the candidate loaded task file {}", in.task_modules_loaded.front()));
   r.passed = problems.empty();
-  const double total = inside + outside;
-  const double inside_fraction = total > 0 ? inside / total : 0.0;
   if (r.passed) {
-    r.reason =
-        fmt::format("{} pallas_call(s); {:.1f}% of the counted work inside them", pallas_calls, 100 * inside_fraction);
+    r.reason = fmt::format("{} Pallas kernel call(s); {:.2f}% of the work outside them", a.pallas_calls,
+                           100 * a.outside_share);
   } else {
     r.reason = problems.front();
     for (std::size_t i = 1; i < problems.size(); ++i) r.reason += "; " + problems[i];

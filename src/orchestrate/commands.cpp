@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -32,17 +33,18 @@ struct session {
   std::string device;  // "cpu" or "gpu"
   json environment;
   std::vector<task_info> tasks;
-  json candidate_sha256 = json::object();
+  json candidates = json::object();  // path -> {sha256, source, bundled_source}, read by the reference
   std::optional<std::string> project_sha;
 };
 
-session open_session(const std::string& device, const std::vector<std::string>& candidate_files) {
+session open_session(const std::string& device, const std::vector<std::string>& candidate_files, bool prestart) {
   session s;
   s.root = project_root();
   worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180), {}};
   s.pool = std::make_unique<worker_pool>(options);
   auto& ref = s.pool->reference();
   s.environment = ref.hello().value("environment", json::object());
+  if (prestart) s.pool->prestart();  // their JAX start-up overlaps the suite's description
   const std::string backend = s.environment.value("backend", "cpu");
   if (device == "gpu" && backend != "gpu")
     throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
@@ -51,7 +53,7 @@ session open_session(const std::string& device, const std::vector<std::string>& 
   for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
   for (const auto& e : reply.at("errors"))
     fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));
-  s.candidate_sha256 = reply.value("candidate_sha256", json::object());
+  s.candidates = reply.value("candidates", json::object());
   if (reply.contains("git_sha") && reply["git_sha"].is_string()) s.project_sha = reply["git_sha"];
   return s;
 }
@@ -61,26 +63,27 @@ constexpr unsigned k_busy_utilization_pct = 10;
 
 // Other compute processes on the GPU and its utilisation before the run's own work: a busy GPU
 // makes every timing suspect, so the run warns and the environment says so.
-json gpu_activity(pid_t our_worker) {
+json gpu_activity(const std::set<pid_t>& our_workers) {
   std::string why;
   const auto nvml = nvml_device::open(nvml_index_of_cuda_device0(), why);
   if (!nvml) return {{"error", why}};
   json pids = json::array();
-  bool ours_listed = false;
+  std::size_t ours_listed = 0;
   for (const auto& p : nvml->compute_processes()) {
-    if (static_cast<pid_t>(p.pid) == our_worker)
-      ours_listed = true;
+    if (our_workers.contains(static_cast<pid_t>(p.pid)))
+      ++ours_listed;
     else
       pids.push_back(p.pid);
   }
-  // In a container NVML may list host pids: then one unmatched process is our own worker.
-  if (!ours_listed && !pids.empty()) pids.erase(pids.begin());
+  // In a container NVML may list host pids: then unmatched processes may be our own workers
+  // (the reference and the executor hold the GPU).
+  for (std::size_t i = ours_listed; i < our_workers.size() && !pids.empty(); ++i) pids.erase(pids.begin());
   const auto utilization = nvml->utilization_pct();
   const bool busy = !pids.empty() || (utilization && *utilization >= k_busy_utilization_pct);
   return {{"busy", busy},
           {"other_compute_processes", pids},
           {"utilization_pct", utilization ? json(*utilization) : json(nullptr)},
-          {"pids_comparable", ours_listed}};
+          {"pids_comparable", ours_listed > 0}};
 }
 
 // On the GPU: the device timer's view (timer kind, L2, clocks), other users of the GPU, and the
@@ -91,7 +94,7 @@ void describe_gpu(session& s, bool timing) {
   json gpu = {{"timer", device.value("timer", "wall")},
               {"timer_error", device.value("timer_error", json(nullptr))},
               {"device", device.value("device", json(nullptr))},
-              {"activity", gpu_activity(ref.pid())}};
+              {"activity", gpu_activity({ref.pid(), s.pool->executor().pid()})}};
   if (gpu["activity"].value("busy", false))
     fmt::print(std::cerr,
                "warning: the GPU is busy before the run (other compute processes {}, utilization {}%): "
@@ -163,7 +166,7 @@ int finish(const run_outcome& outcome) {
 }  // namespace
 
 int list_command(const list_options& options) {
-  auto s = open_session("cpu", {});
+  auto s = open_session("cpu", {}, false);
   const auto tasks = select(s.tasks, options.selection);
   if (options.json) {
     json out = json::array();
@@ -191,7 +194,7 @@ int list_command(const list_options& options) {
 int run_command(const run_options& options) {
   validate(options.flags);
   install_interrupt_handlers();
-  auto s = open_session(options.flags.device, {});
+  auto s = open_session(options.flags.device, {}, true);
   const auto tasks = select(s.tasks, options.selection);
   const auto path = records_path(options.flags);
   record_writer writer(path);
@@ -203,6 +206,7 @@ int run_command(const run_options& options) {
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
+  s.pool->keep_spare_tracer(tasks.size() > 1);
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
   const auto outcome = r.run(
       tasks,
@@ -224,7 +228,7 @@ int eval_command(const eval_options& options) {
     throw usage_error(fmt::format("candidate file not found: {}", options.candidate));
   install_interrupt_handlers();
   const auto candidate_path = std::filesystem::absolute(file).string();
-  auto s = open_session(options.flags.device, {candidate_path});
+  auto s = open_session(options.flags.device, {candidate_path}, true);
   const auto tasks = select(s.tasks, {{options.task}, std::nullopt, ""});
   std::unique_ptr<record_writer> writer;
   std::set<std::string> done;
@@ -241,7 +245,9 @@ int eval_command(const eval_options& options) {
   // Without --out there is no folder for artifact files: they go inline.
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,
                       options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)});
-  const candidate_spec spec{"user", candidate_path, s.candidate_sha256.value(candidate_path, "")};
+  const auto& facts = s.candidates.value(candidate_path, json::object());
+  const candidate_spec spec{"user", candidate_path, facts.value("sha256", ""), facts.value("source", ""),
+                            facts.value("bundled_source", "")};
   runner r(eval, writer.get(), done, std::cerr);
   const auto outcome = r.run(
       tasks, [&](const task_info&) { return spec; }, config);
@@ -253,7 +259,7 @@ int eval_command(const eval_options& options) {
 }
 
 int artifacts_command(const artifacts_options& options) {
-  auto s = open_session(options.device, {});
+  auto s = open_session(options.device, {}, false);
   const auto task = select(s.tasks, {{options.task}, std::nullopt, ""}).front();
   json specs = json::array();
   for (const auto& in : task.inputs) {
@@ -261,8 +267,8 @@ int artifacts_command(const artifacts_options& options) {
       throw std::runtime_error(fmt::format("task '{}': no dtype for input {}", task.name, in.name));
     specs.push_back({{"shape", task.shapes.at(options.size).at(in.name)}, {"dtype", task.dtypes.at(in.name)}});
   }
-  const auto reply = s.pool->candidate().call(
-      {{"cmd", "load"}, {"candidate", {{"task", task.name}}}, {"inputs", specs}, {"task_name", task.name}},
+  const auto reply = s.pool->take_tracer()->call(
+      {{"cmd", "trace"}, {"candidate", {{"task", task.name}}}, {"inputs", specs}, {"platform", s.device}},
       std::chrono::seconds(600));
   const auto& dag = reply.at("jaxpr_dag");
   if (options.dot.empty()) {

@@ -7,6 +7,7 @@
 #include "pallasbench/compiler_record.hpp"
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
+#include "pallasbench/module_analysis.hpp"
 #include "pallasbench/timing_replies.hpp"
 
 namespace pallasbench {
@@ -19,6 +20,12 @@ std::vector<std::string> input_paths(const json& reference_reply) {
   for (const auto& in : reference_reply.at("inputs")) paths.push_back(in.at("path").get<std::string>());
   return paths;
 }
+
+// The module is refused before it is compiled (analysis of its StableHLO).
+class refused_module : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
 
 // The candidate's output cannot match the reference whatever its values.
 class wrong_output : public std::runtime_error {
@@ -45,23 +52,60 @@ void mark_filters_not_run(task_result& result) {
 
 }  // namespace
 
+worker_options worker_pool::role_options(const std::string& role) const {
+  worker_options o = m_options;
+  o.role = role;
+  if (role != "tracer" || !o.command.empty()) return o;
+  // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
+  // trusted reference process reports them), nothing else; it writes only its private /tmp.
+  sandbox_policy policy;
+  policy.readable = {o.project_root / "python", o.project_root / "tasks", "/usr", "/lib", "/lib64", "/lib32",
+                     "/bin", "/sbin", "/proc", "/sys", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                     "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/alternatives",
+                     "/etc/os-release"};
+  if (const auto venv = o.python.parent_path().parent_path(); std::filesystem::exists(venv / "pyvenv.cfg"))
+    policy.readable.push_back(venv);
+  for (const auto& p : o.python_paths) policy.readable.push_back(p);
+  policy.cpu_seconds = static_cast<std::uint64_t>(std::max(60.0, 4 * std::chrono::duration<double>(o.startup_timeout).count()));
+  o.sandbox = policy;
+  return o;
+}
+
 worker& worker_pool::reference() {
-  if (!m_reference) m_reference = std::make_unique<worker>(m_options);
+  if (!m_reference) {
+    m_reference = std::make_unique<worker>(role_options("reference"));
+    // The tracer's sandbox opens the interpreter's import folders only: ask the trusted side.
+    for (const auto& p : m_reference->hello().value("python_paths", std::vector<std::string>{}))
+      m_options.python_paths.emplace_back(p);
+  }
   return *m_reference;
 }
 
-worker& worker_pool::candidate() {
-  if (!m_candidate) m_candidate = std::make_unique<worker>(m_options);
-  return *m_candidate;
+worker& worker_pool::executor() {
+  if (!m_executor) m_executor = std::make_unique<worker>(role_options("executor"));
+  return *m_executor;
+}
+
+std::unique_ptr<worker> worker_pool::take_tracer() {
+  (void)reference();  // the sandbox needs its python_paths
+  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
+  if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+  return tracer;
+}
+
+void worker_pool::prestart() {
+  (void)reference();
+  (void)executor();
+  if (!m_spare_tracer) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
 }
 
 void worker_pool::clear_stderr_tails() {
   if (m_reference) m_reference->clear_stderr_tail();
-  if (m_candidate) m_candidate->clear_stderr_tail();
+  if (m_executor) m_executor->clear_stderr_tail();
 }
 
 void worker_pool::discard_reference() { m_reference.reset(); }
-void worker_pool::discard_candidate() { m_candidate.reset(); }
+void worker_pool::discard_executor() { m_executor.reset(); }
 
 evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
                      json environment, std::optional<std::string> project_sha, std::string run_id)
@@ -86,29 +130,95 @@ json evaluator::make_reference(const task_info& task, std::uint64_t seed, const 
 
 void evaluator::load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
                                const json& reference_reply) {
-  m_phase = "load";
   json specs = json::array();
   for (const auto& in : reference_reply.at("inputs"))
     specs.push_back({{"shape", in.at("shape")}, {"dtype", in.at("dtype")}});
-  const json which = candidate.kind == "user" ? json{{"file", candidate.file.string()}} : json{{"task", task.name}};
-  json request = {{"cmd", "load"},
-                  {"candidate", which},
-                  {"inputs", specs},
-                  {"task_name", candidate.kind == "user" ? json(nullptr) : json(task.name)},
-                  {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
-  if (m_artifacts.mode != "none") request["artifacts"]["dir"] = m_scratch.fresh(task.name + "/compiler").string();
-  const auto reply = m_pool.candidate().call(request, timeout());
-  result.candidate.source = reply.value("source", "");
-  result.candidate.bundled_source = reply.value("bundled_source", result.candidate.source);
-  result.candidate.sha256 = reply.value("sha256", candidate.sha256);
-  if (reply.contains("reference_source") && reply["reference_source"].is_string())
-    result.candidate.reference_source = reply["reference_source"];
+  const json traced = trace(result, task, candidate, specs);
+  m_phase = "load";
+  const auto loaded = m_pool.executor().call({{"cmd", "load"},
+                                              {"module", traced.at("module")},
+                                              {"analysis_module", traced.value("analysis_module", json(nullptr))},
+                                              {"inputs", specs}},
+                                             timeout());
+  result.stablehlo = loaded.value("stablehlo", "");
+  analyse(result, task, loaded);
+  compile(result, task);
+}
+
+json evaluator::trace(task_result& result, const task_info& task, const candidate_spec& candidate,
+                      const json& input_specs) {
+  m_phase = "trace";
+  const bool user = candidate.kind == "user";
+  // The harness sends the source the trusted reference process read: what the record holds is
+  // what was traced, whatever the candidate says of its own __file__.
+  const json which = user ? json{{"source", candidate.source}, {"name", candidate.file.filename().string()}}
+                          : json{{"task", task.name}};
+  json reply;
+  {
+    auto tracer = m_pool.take_tracer();
+    if (tracer->sandbox()) result.trust["tracer_sandbox"] = tracer->sandbox()->to_json();
+    try {
+      reply = tracer->call({{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}},
+                           timeout());
+    } catch (const worker_failure& e) {
+      // A tracer that dies or hangs is the candidate's failure, never the harness's.
+      result.stderr_tail = e.stderr_tail();
+      throw command_failed("compile_error", fmt::format("tracing failed: {}", e.what()), "");
+    } catch (const command_failed&) {
+      result.stderr_tail = tracer->stderr_tail();
+      throw;
+    }
+  }  // the tracer, and everything it started, is killed here
+  if (!reply.contains("module") || !reply["module"].is_string())
+    throw command_failed("compile_error", "the tracer handed over no module", "");
+  // What the tracer reports is recorded for people to read; it decides nothing but refusals.
   result.jaxpr = reply.value("jaxpr", "");
-  result.stablehlo = reply.value("stablehlo", "");
   result.pallas_calls = reply.value("pallas_calls", json::array());
-  result.jaxpr_graph = reply.value("jaxpr_graph", json::array());
   result.jaxpr_dag = reply.value("jaxpr_dag", json(nullptr));
-  result.task_modules_loaded = reply.value("task_modules_loaded", std::vector<std::string>{});
+  if (reply.contains("task_modules_loaded") && reply["task_modules_loaded"].is_array())
+    for (const auto& f : reply["task_modules_loaded"])
+      if (f.is_string()) result.task_modules_loaded.push_back(f);
+  result.trust["jaxpr"] = "reported by the tracer (untrusted): for reading, not for the verdict";
+  return reply;
+}
+
+void evaluator::analyse(task_result& result, const task_info& task, const json& loaded) {
+  m_phase = "analysis";
+  const bool cpu_pair = loaded.contains("analysis_stablehlo") && loaded["analysis_stablehlo"].is_string();
+  const std::string text = cpu_pair ? loaded["analysis_stablehlo"].get<std::string>() : result.stablehlo;
+  std::vector<kernel_ir> kernels;
+  for (const auto& k : loaded.value("kernels", json::array()))
+    kernels.push_back({k.value("target", ""), k["name"].is_string() ? k["name"].get<std::string>() : "",
+                       k["ir"].is_string() ? k["ir"].get<std::string>() : "",
+                       k.contains("error") && k["error"].is_string() ? k["error"].get<std::string>() : ""});
+  module_analysis_options options;
+  options.float32_task = task.output_dtype == "float32";
+  options.allow_tf32 = task.uses_tf32;
+  options.task_flops = task.flops.contains(m_config.size) ? static_cast<double>(task.flops.at(m_config.size)) : 0.0;
+  result.trust["analysed_module"] =
+      cpu_pair ? "the CUDA lowering the tracer exported beside the interpret-mode module the executor ran "
+                 "(CPU: that the two match is not verifiable)"
+               : "the module the executor compiled";
+  if (cpu_pair) result.trust["analysed_stablehlo"] = text;
+  try {
+    m_analysis = analyze_module(text, kernels, options);
+  } catch (const std::exception& e) {
+    throw refused_module(fmt::format("the module's StableHLO cannot be analysed: {}", e.what()));
+  }
+  result.precision = m_analysis->precision.to_json();
+  result.trust["module_analysis"] = m_analysis->to_json();
+  // Foreign custom calls (host callbacks, other libraries' kernels) never reach the compiler.
+  if (!m_analysis->refused_custom_calls.empty())
+    throw refused_module(fmt::format("refused before compiling: custom call '{}' (host callbacks and foreign "
+                                     "kernels are refused)",
+                                     m_analysis->refused_custom_calls.front()));
+}
+
+void evaluator::compile(task_result& result, const task_info& task) {
+  m_phase = "compile";
+  json request = {{"cmd", "compile"}, {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
+  if (m_artifacts.mode != "none") request["artifacts"]["dir"] = m_scratch.fresh(task.name + "/compiler").string();
+  const auto reply = m_pool.executor().call(request, timeout());
   result.lower_s = reply.value("lower_s", 0.0);
   result.compile_s = reply.value("compile_s", 0.0);
   result.memory = reply.value("memory", json::object());
@@ -124,7 +234,7 @@ void evaluator::finish_artifacts(task_result& result) {
   json captured = std::move(m_pending_artifacts);
   m_pending_artifacts = nullptr;
   try {
-    const auto reply = m_pool.candidate().call({{"cmd", "artifacts"}}, timeout());
+    const auto reply = m_pool.executor().call({{"cmd", "artifacts"}}, timeout());
     if (reply.contains("artifacts") && reply["artifacts"].is_object()) captured = reply["artifacts"];
   } catch (const command_failed& e) {
     captured["unavailable"]["ptx"] = fmt::format("collecting the background capture failed: {}", e.what());
@@ -173,7 +283,7 @@ std::pair<npy_array, npy_array> evaluator::run_candidate(const json& reference_r
   m_phase = "run";
   json outputs = {output.string()};
   if (!second_output.empty()) outputs.push_back(second_output.string());
-  const auto reply = m_pool.candidate().call(
+  const auto reply = m_pool.executor().call(
       {{"cmd", "run"}, {"inputs", input_paths(reference_reply)}, {"outputs", outputs}}, timeout());
   // Checked before reading: a dtype .npy cannot describe (bfloat16 is stored as raw 2-byte
   // void) must read as the wrong dtype it is, not as a malformed file.
@@ -207,14 +317,22 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   for (std::size_t i = 0; i < perturbed.size(); ++i)
     in.perturbations.push_back({task.inputs[i].name, in.seeds.front(), {&perturbed[i].first, &perturbed[i].second}});
   in.input_count = task.inputs.size();
-  in.jaxpr_graph = result.jaxpr_graph;
+  in.analysis = m_analysis ? &*m_analysis : nullptr;
   in.source = result.candidate.source;
   in.task_modules_loaded = result.task_modules_loaded;
-  in.task_flops = task.flops.contains(m_config.size) ? static_cast<double>(task.flops.at(m_config.size)) : 0.0;
   in.tol = task.tol;
   bool all_passed = false;
   result.filters = run_filters(default_filters(), in, all_passed);
   result.robustness_passed = all_passed;
+}
+
+void evaluator::record_source_analysis(task_result& result) const {
+  if (!m_analysis) return;
+  filter_inputs in;
+  in.analysis = &*m_analysis;
+  in.source = result.candidate.source;
+  in.task_modules_loaded = result.task_modules_loaded;
+  result.filters["source_analysis"] = source_analysis_filter().evaluate(in).to_json();
 }
 
 void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
@@ -230,7 +348,7 @@ void evaluator::time_kernel(task_result& result, const task_info& task, const js
     side_sampling sampling;
     bool warm = false;
   };
-  side kernel{m_pool.candidate(), {{"cmd", "time"}, {"inputs", paths}}, "time", side_sampling(m_timing.stopping)};
+  side kernel{m_pool.executor(), {{"cmd", "time"}, {"inputs", paths}}, "time", side_sampling(m_timing.stopping)};
   side reference{m_pool.reference(),
                  {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
                  "time_reference",
@@ -283,7 +401,12 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   result.candidate.kind = candidate.kind;
   result.candidate.path = candidate.kind == "user" ? candidate.file.string() : task.path;
   result.candidate.sha256 = candidate.sha256;
+  const bool user = candidate.kind == "user";
+  result.candidate.source = user ? candidate.source : task.source;
+  result.candidate.bundled_source = user ? candidate.bundled_source : task.bundled_source;
+  if (!user) result.candidate.reference_source = task.reference_source;
   result.environment = m_environment;
+  m_analysis.reset();
   result.project_sha = m_project_sha;
   m_pool.clear_stderr_tails();
   const auto task_dir = m_scratch.fresh(task.name);
@@ -298,6 +421,10 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   } catch (const command_failed& e) {
     result.status = status_for(e.kind());
     result.failure = failure_info{m_phase, e.what(), e.traceback()};
+  } catch (const refused_module& e) {
+    result.status = task_status::compile_error;  // never compiled: nothing of it ran
+    result.failure = failure_info{m_phase, e.what(), ""};
+    record_source_analysis(result);
   } catch (const worker_failure& e) {
     result.status = e.what_kind() == worker_failure::kind::timeout ? task_status::timeout : task_status::crashed;
     const bool reference_side = m_phase == "reference" || m_phase == "time_reference";
@@ -305,7 +432,7 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
       result.status = task_status::harness_error;  // the reference itself hung or died
       m_pool.discard_reference();
     } else {
-      m_pool.discard_candidate();
+      m_pool.discard_executor();  // a kernel that crashed or hung it
     }
     result.failure = failure_info{m_phase, e.what(), ""};
     result.stderr_tail = e.stderr_tail();
@@ -321,7 +448,7 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     result.status = task_status::harness_error;
     result.failure = failure_info{m_phase, e.what(), ""};
   }
-  if (!m_pending_artifacts.is_null() && m_pool.has_candidate()) {
+  if (!m_pending_artifacts.is_null() && m_pool.has_executor()) {
     try {
       finish_artifacts(result);
     } catch (const std::exception&) {  // the task's status already says what went wrong
@@ -330,9 +457,9 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   }
   m_pending_artifacts = nullptr;
   if (!result.robustness_passed) mark_filters_not_run(result);
-  if (result.stderr_tail.empty() && result.status != task_status::ok && m_pool.has_candidate()) {
-    // Worker stderr explains most failures (tracebacks, XLA messages): keep its tail.
-    result.stderr_tail = m_pool.candidate().stderr_tail();
+  if (result.stderr_tail.empty() && result.status != task_status::ok && m_pool.has_executor()) {
+    // Executor stderr explains most failures past tracing (XLA messages): keep its tail.
+    result.stderr_tail = m_pool.executor().stderr_tail();
   }
   std::error_code ignored;
   std::filesystem::remove_all(task_dir, ignored);

@@ -37,9 +37,10 @@ exit_status decode(int status) {
   return out;
 }
 
-std::vector<std::string> merged_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> merged_environment(const std::vector<std::pair<std::string, std::string>>& extra,
+                                            bool inherit) {
   std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
+  for (char** e = environ; inherit && *e; ++e) {
     const std::string_view entry(*e);
     const auto eq = entry.find('=');
     if (eq != std::string_view::npos) env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
@@ -67,14 +68,52 @@ struct pipe_pair {
   }
 };
 
+// argv[0] as execve needs it: searched on PATH when it names no folder.
+std::string resolve_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const auto colon = dirs.find(':');
+    const auto candidate = std::filesystem::path(dirs.substr(0, colon)) / program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  throw process_error(fmt::format("cannot start '{}': not found on PATH", program));
+}
+
 }  // namespace
 
 std::string exit_status::describe() const {
   return signaled ? fmt::format("signal {} ({})", signal, signal_name(signal)) : fmt::format("exit code {}", code);
 }
 
+void child_process::spawn_sandboxed(const options& opts) {
+  pipe_pair in, out, err;
+  detail::sandbox_spawn spawn{opts.argv, merged_environment(opts.env, opts.inherit_env), in.read, out.write,
+                              err.write};
+  spawn.argv.front() = resolve_program(spawn.argv.front());
+  sandbox_report report;
+  try {
+    m_pid = detail::spawn_sandboxed(spawn, *opts.sandbox, report);
+  } catch (...) {
+    for (const int fd : {in.read, in.write, out.read, out.write, err.read, err.write}) ::close(fd);
+    throw;
+  }
+  for (const int fd : {in.read, out.write, err.write}) ::close(fd);
+  m_stdin = in.write;
+  m_stdout = out.read;
+  m_stderr_fd = err.read;
+  m_sandbox = report;
+}
+
 child_process::child_process(const options& opts) : m_stderr_limit(opts.stderr_tail_bytes) {
   if (opts.argv.empty()) throw process_error("no command to start");
+  if (opts.sandbox) {
+    spawn_sandboxed(opts);
+    return;
+  }
   pipe_pair in, out, err;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -93,7 +132,7 @@ child_process::child_process(const options& opts) : m_stderr_limit(opts.stderr_t
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
   auto argv_strings = opts.argv;
-  auto env_strings = merged_environment(opts.env);
+  auto env_strings = merged_environment(opts.env, opts.inherit_env);
   auto argv = c_strings(argv_strings);
   auto envp = c_strings(env_strings);
   const int rc = ::posix_spawnp(&m_pid, argv[0], &actions, &attr, argv.data(), envp.data());

@@ -7,11 +7,33 @@
 namespace pallasbench {
 namespace {
 
+// The environment of a sandboxed (untrusted) process: nothing of ours, the GPU hidden.
+std::vector<std::pair<std::string, std::string>> scrubbed_environment(const worker_options& o) {
+  std::string python_path = (o.project_root / "python").string();
+  for (const auto& p : o.python_paths) python_path += ":" + p.string();
+  return {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+          {"HOME", "/tmp"},
+          {"LANG", "C.UTF-8"},
+          {"PYTHONPATH", python_path},
+          {"PYTHONNOUSERSITE", "1"},
+          {"PYTHONDONTWRITEBYTECODE", "1"},
+          {"PALLASBENCH_ROOT", o.project_root.string()},
+          {"JAX_PLATFORMS", "cpu"},  // lowering for CUDA needs no GPU
+          {"CUDA_VISIBLE_DEVICES", ""},
+          {"TF_CPP_MIN_LOG_LEVEL", "1"}};
+}
+
 child_process::options process_options(const worker_options& o) {
   child_process::options opts;
-  opts.argv =
-      o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench.worker"} : o.command;
+  opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench." + o.role}
+                                : o.command;
   opts.cwd = o.project_root;
+  if (o.sandbox) {
+    opts.sandbox = o.sandbox;
+    opts.inherit_env = false;
+    opts.env = scrubbed_environment(o);
+    return opts;
+  }
   opts.env = {
       {"PYTHONPATH", (o.project_root / "python").string()},
       {"PALLASBENCH_ROOT", o.project_root.string()},
@@ -32,9 +54,17 @@ child_process::options process_options(const worker_options& o) {
 worker_failure::worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail)
     : std::runtime_error(std::move(message)), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
 
-worker::worker(const worker_options& options) : m_process(process_options(options)) {
-  m_hello = read_reply(options.startup_timeout, "starting up");
-  if (!m_hello.value("ready", false)) fail(worker_failure::kind::protocol, "worker greeting lacks \"ready\"");
+worker::worker(const worker_options& options)
+    : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {}
+
+const nlohmann::json& worker::hello() {
+  if (m_hello.is_null()) {
+    if (m_dead) throw worker_failure(worker_failure::kind::died, "worker is gone", std::nullopt, stderr_tail());
+    auto greeting = read_reply(m_startup_timeout, "starting up");
+    if (!greeting.value("ready", false)) fail(worker_failure::kind::protocol, "worker greeting lacks \"ready\"");
+    m_hello = std::move(greeting);
+  }
+  return m_hello;
 }
 
 void worker::fail(worker_failure::kind kind, const std::string& message) {
@@ -72,6 +102,7 @@ nlohmann::json worker::read_reply(std::chrono::milliseconds timeout, const std::
 
 nlohmann::json worker::call(nlohmann::json request, std::chrono::milliseconds timeout) {
   if (m_dead) throw worker_failure(worker_failure::kind::died, "worker is gone", std::nullopt, stderr_tail());
+  (void)hello();
   const long id = m_next_id++;
   request["id"] = id;
   const std::string what = fmt::format("running '{}'", request.value("cmd", "?"));

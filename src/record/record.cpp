@@ -320,6 +320,8 @@ json to_record(const task_result& r) {
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},
       {"environment", r.environment},
       {"pallas_calls", r.pallas_calls},
+      {"precision", r.precision},
+      {"trust", r.trust},
       {"artifacts", artifacts_json(r)},
       {"compile", {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}}},
       {"memory", memory_json(r)},

@@ -24,6 +24,10 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
+  t.output_dtype = j.value("output_dtype", "");
+  t.source = j.value("kernel_source", "");
+  t.bundled_source = j.value("kernel_bundled_source", t.source);
+  t.reference_source = j.value("reference_source", "");
   return t;
 }
 

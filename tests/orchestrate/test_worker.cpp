@@ -98,7 +98,10 @@ TEST(Worker, ProtocolViolationsAreRefused) {
   }
 }
 
-TEST(Worker, BadGreetingIsRefused) { EXPECT_THROW(worker(fake({"--no-greeting"})), worker_failure); }
+TEST(Worker, BadGreetingIsRefused) {
+  worker w(fake({"--no-greeting"}));  // started; the greeting is read on first use
+  EXPECT_THROW((void)w.hello(), worker_failure);
+}
 
 }  // namespace
 }  // namespace pallasbench

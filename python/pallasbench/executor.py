@@ -1,0 +1,206 @@
+"""The executor (trusted): `python -m pallasbench.executor`, long-lived, one per GPU.
+
+It never imports candidate code. It takes the module a tracer serialized with `jax.export`,
+deserializes it, hands its StableHLO and its kernels' Triton IR to the harness for analysis, and
+only when the harness says so compiles it (the compiler artifacts are captured here), runs it on
+the inputs the reference process wrote, and times it with CUPTI. One executor serves every
+candidate and task of a run: there is no JAX start per candidate.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+from pathlib import Path
+
+from pallasbench import compiler_artifacts, interpret, protocol, sampling
+from pallasbench.protocol import CommandError
+
+
+def _deserialize(blob: str, what: str):
+    import jax
+
+    try:
+        return jax.export.deserialize(bytearray(base64.b64decode(blob, validate=True)))
+    except Exception as exc:
+        raise CommandError("compile_error", f"the tracer's {what} cannot be deserialized: "
+                           f"{type(exc).__name__}: {exc}") from exc
+
+
+def _check_signature(exported, avals, platform: str):
+    """The module must take exactly the task's inputs and run on this backend."""
+    got = [(tuple(a.shape), str(a.dtype)) for a in exported.in_avals]
+    want = [(tuple(a.shape), str(a.dtype)) for a in avals]
+    if got != want:
+        raise CommandError("compile_error", f"the module takes {got}, the task's inputs are {want}")
+    if len(exported.out_avals) != 1:
+        raise CommandError("runtime_error", f"'kernel' returns {len(exported.out_avals)} arrays, expected one")
+    if platform not in exported.platforms:
+        raise CommandError("compile_error", f"the module was lowered for {list(exported.platforms)}, "
+                           f"not for {platform}")
+
+
+def kernel_irs(exported) -> list[dict]:
+    """Every Pallas custom call's kernel of the module, its Triton IR decoded to text."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+
+    with mlir.make_ir_context():
+        module = ir.Module.parse(exported.mlir_module())
+        calls = compiler_artifacts.pallas_custom_calls(module.operation, with_mosaic=True)
+        return [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
+
+
+class Executor:
+    def __init__(self):
+        self._exported = None  # the loaded module, until compiled
+        self._avals = None
+        self.compiled = None
+        self._sampler = sampling.Sampler()
+        self._device_inputs = sampling.DeviceInputs()
+        self._capture_job = None  # (artifacts so far, CaptureJob) of the compiled module
+
+    def _platform(self) -> str:
+        return "cpu" if interpret.on_cpu() else "cuda"
+
+    def cmd_load(self, req):
+        """Deserialize a module and describe it for analysis; nothing is compiled yet."""
+        import jax
+        import numpy as np
+
+        self._drop()
+        avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
+        exported = _deserialize(req["module"], "module")
+        _check_signature(exported, avals, self._platform())
+        reply = {"stablehlo": exported.mlir_module(), "platforms": list(exported.platforms),
+                 "output": {"shape": list(exported.out_avals[0].shape), "dtype": str(exported.out_avals[0].dtype)}}
+        analysed = exported
+        if req.get("analysis_module"):
+            # CPU only: the CUDA lowering the tracer exported beside the interpret one.
+            analysed = _deserialize(req["analysis_module"], "analysis module")
+            _check_signature(analysed, avals, "cuda")
+            reply["analysis_stablehlo"] = analysed.mlir_module()
+        reply["kernels"] = kernel_irs(analysed)
+        self._exported, self._avals = exported, avals
+        return reply
+
+    def cmd_compile(self, req):
+        """Compile the loaded module (lower and compile timed apart) for running and timing."""
+        import jax
+
+        if self._exported is None:
+            raise CommandError("usage_error", "compile before load")
+        capture = self._artifact_request(req)
+        exported, self._exported = self._exported, None
+        try:
+            t0 = time.perf_counter()
+            lowered = jax.jit(exported.call).lower(*self._avals)
+            t1 = time.perf_counter()
+            compiled = lowered.compile()
+            t2 = time.perf_counter()
+        except Exception as exc:
+            raise CommandError("compile_error", f"compiling the module failed: {type(exc).__name__}: {exc}") from exc
+        self.compiled = compiled
+        return {"lower_s": t1 - t0, "compile_s": t2 - t1, "memory": self._memory_analysis(compiled),
+                "artifacts": self._artifacts(req, capture, lowered)}
+
+    def _drop(self):
+        self._exported, self.compiled, self._capture_job = None, None, None
+        self._device_inputs.drop()
+
+    @staticmethod
+    def _artifact_request(req) -> dict | None:
+        """Where the compiler artifacts go, when they are wanted on a GPU."""
+        wanted = req.get("artifacts") or {}
+        if wanted.get("mode", "none") == "none" or interpret.on_cpu():
+            return None
+        return {"out": Path(wanted["dir"]), "pass_trail": bool(wanted.get("pass_trail"))}
+
+    def _artifacts(self, req, capture, lowered) -> dict:
+        mode = (req.get("artifacts") or {}).get("mode", "none")
+        if mode == "none":
+            return {"mode": mode}
+        if capture is None:
+            return {"mode": mode, "artifacts_unavailable": "cpu interpret mode"}
+        t0 = time.perf_counter()
+        unavailable = {}
+        try:
+            modules = compiler_artifacts.triton_modules(lowered)
+        except Exception as exc:  # the IR is evidence, not a reason to fail the kernel
+            modules, unavailable["triton_ir"] = [], f"{type(exc).__name__}: {exc}"
+        names = [m["name"] for m in modules if m.get("name")]
+        job = compiler_artifacts.CaptureJob(lowered, names, capture["out"], capture["pass_trail"])
+        base = {"mode": mode, "dir": str(capture["out"]), "triton": modules, "kernel_names": names,
+                "unavailable": unavailable, "capture_s": time.perf_counter() - t0}
+        self._capture_job = (base, job)
+        return base | {"capture_pending": True}
+
+    def cmd_artifacts(self, req):
+        """The compiled module's compiler artifacts, once the background capture is done."""
+        job, self._capture_job = self._capture_job, None
+        if job is None:
+            return {"artifacts": None}
+        base, capture = job
+        t0 = time.perf_counter()
+        done = capture.finish()
+        unavailable = base.get("unavailable", {}) | done.get("unavailable", {})
+        return {"artifacts": base | done | {"unavailable": unavailable, "wait_s": time.perf_counter() - t0}}
+
+    @staticmethod
+    def _memory_analysis(compiled) -> dict:
+        try:
+            m = compiled.memory_analysis()
+        except Exception:
+            return {}
+        if m is None:
+            return {}
+        return {"argument": int(m.argument_size_in_bytes), "output": int(m.output_size_in_bytes),
+                "temp": int(m.temp_size_in_bytes)}
+
+    def _call(self, inputs):
+        import jax
+
+        try:
+            out = jax.block_until_ready(self.compiled(*inputs))
+        except Exception as exc:
+            raise CommandError("runtime_error", f"the kernel raised: {type(exc).__name__}: {exc}") from exc
+        return out
+
+    def cmd_run(self, req):
+        """Run the compiled module on the given inputs `len(outputs)` times; save each output."""
+        if self.compiled is None:
+            raise CommandError("usage_error", "run before compile")
+        import jax
+
+        inputs = [jax.device_put(x) for x in sampling.load_inputs(req["inputs"])]
+        return {"outputs": [sampling.save(path, self._call(inputs)) for path in req["outputs"]]}
+
+    def cmd_time(self, req):
+        """Timing samples of warm calls of the compiled module."""
+        if self.compiled is None:
+            raise CommandError("usage_error", "time before compile")
+        reply = self._sampler.timed(self.compiled, self._device_inputs.get(req["inputs"]), req)
+        return reply | {"peak_bytes": self._peak_bytes()}
+
+    @staticmethod
+    def _peak_bytes():
+        import jax
+
+        stats = jax.devices()[0].memory_stats() or {}
+        peak = stats.get("peak_bytes_in_use")
+        return int(peak) if peak is not None else None
+
+
+def main() -> int:
+    out = protocol.claim_stdout()
+    import jax
+
+    from pallasbench import reference
+
+    jax.numpy.zeros(1).block_until_ready()  # backend up before the first module arrives
+    return protocol.serve(Executor(), out, {"environment": reference.environment()})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""The tracer (untrusted): `python -m pallasbench.tracer`, one process per candidate, thrown away
+after one trace.
+
+It imports the candidate, traces `kernel` with jax.jit for the task's input shapes and hands
+over data only: the module serialized by `jax.export`, the jaxpr (for the record's DAG) and what
+it saw while tracing. The harness starts it sandboxed (src/orchestrate/sandbox.cpp): no network,
+a private /tmp and /dev/shm, read-only access to the Python and project folders, no GPU, rlimits,
+its own PID namespace, no inherited file descriptors but its pipes.
+
+Nothing it says is trusted: candidate code runs here and may rewrite any of it. The executor
+compiles the module it hands over and the harness analyses that module's StableHLO itself; what
+the tracer reports about the jaxpr only ever adds reasons to refuse (docs/threat_model.md).
+
+On a GPU machine it exports the CUDA lowering. On a CPU-only machine it exports two: the Pallas
+interpret-mode lowering, which the executor runs, and the CUDA lowering (Pallas's real Triton
+lowering runs without a GPU), which the harness analyses. That the two match cannot be verified
+there.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+from pathlib import Path
+
+from pallasbench import interpret, jaxpr_info, protocol, registry
+from pallasbench.protocol import CommandError
+
+# Custom calls that carry Pallas kernels (Triton, Mosaic GPU): export refuses them unless told.
+PALLAS_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi", "mosaic_gpu_v2")
+
+
+def _import_candidate(spec):
+    if "task" in spec:
+        module = registry.load(spec["task"])
+        return module.kernel, module
+    # The harness sends the source it read itself; the file is written into this process's
+    # private working folder and imported from there.
+    path = Path.cwd() / "candidate.py"
+    path.write_text(spec["source"])
+    try:
+        module = registry.import_file(path, "pallasbench_candidate")
+    except SyntaxError as exc:
+        raise CommandError("compile_error", f"{spec.get('name', path)}: syntax error: {exc}") from exc
+    except Exception as exc:
+        raise CommandError("compile_error",
+                           f"{spec.get('name', path)}: import failed: {type(exc).__name__}: {exc}") from exc
+    fn = getattr(module, "kernel", None)
+    if not callable(fn):
+        raise CommandError("compile_error", f"{spec.get('name', path)}: defines no callable 'kernel'")
+    return fn, module
+
+
+def _refused_targets(message: str) -> list[str]:
+    """Targets named by export's "custom calls whose targets have no compatibility guarantees"
+    error, so they can be handed over and refused by the harness's own analysis."""
+    marker = "no compatibility guarantees:"
+    if marker not in message:
+        return []
+    tail = message.split(marker, 1)[1].split(".", 1)[0]
+    return [t.strip().strip("'\"") for t in tail.replace("[", " ").replace("]", " ").split(",") if t.strip()]
+
+
+def export(fn, avals, platform: str) -> bytes:
+    import jax
+
+    targets = list(PALLAS_TARGETS)
+    for _ in range(2):
+        checks = [jax.export.DisabledSafetyCheck.custom_call(t) for t in targets]
+        try:
+            return jax.export.export(jax.jit(fn), platforms=[platform], disabled_checks=checks)(*avals).serialize()
+        except ValueError as exc:
+            more = [t for t in _refused_targets(str(exc)) if t not in targets]
+            if not more:
+                raise
+            targets += more
+    raise AssertionError("unreachable")
+
+
+class Tracer:
+    def __init__(self):
+        self._used = False
+
+    def cmd_trace(self, req):
+        import jax
+        import numpy as np
+
+        if self._used:
+            raise CommandError("usage_error", "a tracer traces one candidate and is thrown away")
+        self._used = True
+        fn, module = _import_candidate(req["candidate"])
+        avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
+        on_cpu = req.get("platform", "cpu") == "cpu"
+        try:
+            t0 = time.perf_counter()
+            with interpret.suspended():
+                closed = jax.make_jaxpr(fn)(*avals)
+                analysis = export(fn, avals, "cuda")
+            t1 = time.perf_counter()
+            executable = None
+            if on_cpu:
+                jax.clear_caches()  # the interpret default must not meet a trace cached above
+                executable = export(fn, avals, "cpu")
+            t2 = time.perf_counter()
+        except Exception as exc:
+            raise CommandError("compile_error", f"tracing or exporting 'kernel' failed: "
+                               f"{type(exc).__name__}: {exc}") from exc
+        return {
+            "module": base64.b64encode(executable or analysis).decode(),
+            "analysis_module": base64.b64encode(analysis).decode() if on_cpu else None,
+            "jaxpr": str(closed),
+            "pallas_calls": jaxpr_info.pallas_calls(closed),
+            "jaxpr_dag": jaxpr_info.dag(closed),
+            "task_modules_loaded": _task_code_used(req["candidate"], closed),
+            "trace_s": t1 - t0,
+            "interpret_export_s": t2 - t1 if on_cpu else None,
+        }
+
+
+def _task_code_used(spec, closed) -> list[str]:
+    """Task files a user candidate imported or ran while tracing. Only ever a reason to refuse:
+    a candidate can hide this, not forge a pass with it."""
+    if "task" in spec:
+        return []
+    tasks = registry.tasks_dir().resolve()
+    files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    files |= jaxpr_info.traced_files(closed)
+    used = set()
+    for f in files:
+        if not isinstance(f, str):
+            continue
+        try:
+            path = Path(f).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if path.is_relative_to(tasks):
+            used.add(str(path.relative_to(registry.project_root().resolve())))
+    return sorted(used)
+
+
+def main() -> int:
+    out = protocol.claim_stdout()
+    import jax
+
+    if interpret.on_cpu():
+        interpret.enable_interpret_default()
+    jax.numpy.zeros(1).block_until_ready()  # backend up before the candidate arrives (warm spare)
+    return protocol.serve(Tracer(), out, {})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
