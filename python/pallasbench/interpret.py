@@ -14,6 +14,7 @@ import functools
 
 _patched = False
 _active = True
+_forced = None  # None: interpret=True by default only; True/False: every pallas_call, whatever it asks
 
 
 def on_cpu() -> bool:
@@ -33,7 +34,9 @@ def enable_interpret_default() -> None:
 
     @functools.wraps(original)
     def pallas_call_interpreted(*args, **kwargs):
-        if _active:
+        if _forced is not None:
+            kwargs["interpret"] = _forced
+        elif _active:
             kwargs.setdefault("interpret", True)
         return original(*args, **kwargs)
 
@@ -50,3 +53,18 @@ def suspended():
         yield
     finally:
         _active = previous
+
+
+@contextlib.contextmanager
+def forced(value: bool):
+    """Within the block, every pallas_call lowers with interpret=value, whatever it passes. The
+    CPU tracer exports the module it runs with True and the CUDA module it is judged by with
+    False, so library kernels that pass interpret=False run on the CPU, and an explicit
+    interpret=True cannot hide the kernel there (on a GPU machine nothing is forced: an
+    interpret-mode kernel leaves no Pallas kernel in the module and is refused)."""
+    global _forced
+    previous, _forced = _forced, value
+    try:
+        yield
+    finally:
+        _forced = previous

@@ -20,6 +20,7 @@ there.
 from __future__ import annotations
 
 import base64
+import re
 import sys
 import time
 from pathlib import Path
@@ -53,13 +54,12 @@ def _import_candidate(spec):
 
 
 def _refused_targets(message: str) -> list[str]:
-    """Targets named by export's "custom calls whose targets have no compatibility guarantees"
-    error, so they can be handed over and refused by the harness's own analysis."""
-    marker = "no compatibility guarantees:"
-    if marker not in message:
+    """Targets that export's "custom calls whose targets have no compatibility guarantees" error
+    shows (as `stablehlo.custom_call @target(`), so the module can be handed over and refused
+    by the harness's own analysis, which names them."""
+    if "no compatibility guarantees" not in message:
         return []
-    tail = message.split(marker, 1)[1].split(".", 1)[0]
-    return [t.strip().strip("'\"") for t in tail.replace("[", " ").replace("]", " ").split(",") if t.strip()]
+    return sorted(set(re.findall(r"stablehlo\.custom_call @([\w$.]+)\(", message)))
 
 
 def export(fn, avals, platform: str) -> bytes:
@@ -94,15 +94,19 @@ class Tracer:
         on_cpu = req.get("platform", "cpu") == "cpu"
         try:
             t0 = time.perf_counter()
-            with interpret.suspended():
+            with interpret.forced(False) if on_cpu else interpret.suspended():
                 closed = jax.make_jaxpr(fn)(*avals)
+                _refuse_host_callbacks(closed)
                 analysis = export(fn, avals, "cuda")
             t1 = time.perf_counter()
             executable = None
             if on_cpu:
-                jax.clear_caches()  # the interpret default must not meet a trace cached above
-                executable = export(fn, avals, "cpu")
+                jax.clear_caches()  # interpret mode must not meet a trace cached above
+                with interpret.forced(True):
+                    executable = export(fn, avals, "cpu")
             t2 = time.perf_counter()
+        except CommandError:
+            raise
         except Exception as exc:
             raise CommandError("compile_error", f"tracing or exporting 'kernel' failed: "
                                f"{type(exc).__name__}: {exc}") from exc
@@ -116,6 +120,15 @@ class Tracer:
             "trace_s": t1 - t0,
             "interpret_export_s": t2 - t1 if on_cpu else None,
         }
+
+
+def _refuse_host_callbacks(closed):
+    """A host callback cannot be handed over (jax.export refuses it, with a message about
+    platforms): say what it is. The tracer's word only ever refuses."""
+    for eqn, _ in jaxpr_info.iter_equations(closed.jaxpr):
+        if "callback" in eqn.primitive.name:
+            raise CommandError("compile_error", f"host callback '{eqn.primitive.name}' in 'kernel': the harness runs "
+                               "only what jax.export can hand over to its executor, and refuses host callbacks")
 
 
 def _task_code_used(spec, closed) -> list[str]:

@@ -58,11 +58,13 @@ CASES = [
     # allclose passes (float16 keeps TF32's 10 mantissa bits). The casts are <1% of the FLOPs:
     # only a rule against casts outside pallas_call catches it.
     ("matmul_f16_inputs.py", "matmul", "ok", False, ["source_analysis"]),
-    # (f) host callbacks.
-    # allclose passes.
-    ("softmax_pure_callback.py", "softmax", "ok", False, ["source_analysis"]),
-    # allclose passes.
-    ("matmul_io_callback.py", "matmul", "ok", False, ["source_analysis"]),
+    # (f) host callbacks. allclose passes. jax.export cannot hand a host callback to the executor,
+    # so the tracer refuses it (compile_error: the module never exists; before the tracer/executor
+    # split these were "ok" with source_analysis failing: refused either way).
+    ("softmax_pure_callback.py", "softmax", "compile_error", False, ["source_analysis"]),
+    ("matmul_io_callback.py", "matmul", "compile_error", False, ["source_analysis"]),
+    # A foreign custom call (an XLA FFI kernel): refused by the analysis before it is compiled.
+    ("softmax_foreign_custom_call.py", "softmax", "compile_error", False, ["source_analysis"]),
     # (g) near-constant outputs. No task at SMALL has a reference flat enough for one to pass.
     # allclose fails (errors ~0.06 against 1e-5). The 1-D output still varies, so
     # axes_variation is not expected to fire.
@@ -81,6 +83,19 @@ CASES = [
     ("softmax_registry_reference.py", "softmax", "ok", False, ["source_analysis"]),
     # allclose passes; importlib by a path built from parts ("tasks" / "level1" / ...).
     ("layernorm_importlib_reference.py", "layernorm", "ok", False, ["source_analysis"]),
+    # ---- hostile: the candidate attacks the process it runs in (docs/threat_model.md) ----------
+    # Stack walk and monkeypatches of the harness from the import; export swapped for one of
+    # XLA's softmax around the copy. allclose passes on what the forged module computes.
+    ("softmax_patches_harness.py", "softmax", "ok", False, ["source_analysis"]),
+    # The reference hunted through gc, frames and the scratch folders: nothing to find.
+    ("layernorm_hunts_reference.py", "layernorm", "incorrect", False, []),
+    # ---- dead and branch-guarded kernels: a pallas_call present but not doing the work -------
+    # allclose passes (XLA's softmax).
+    ("softmax_dead_pallas.py", "softmax", "ok", False, ["source_analysis"]),
+    ("softmax_branch_guarded.py", "softmax", "ok", False, ["source_analysis"]),
+    # ---- precision: rounded to float16 inside the kernel, no cast outside ---------------------
+    # allclose passes (float16 keeps TF32's mantissa); only the kernel's IR tells.
+    ("matmul_f16_in_kernel.py", "matmul", "ok", False, ["source_analysis"]),
     # ---- honest -----------------------------------------------------------------------------
     # allclose passes (exact): sparse output, ids padded outside.
     ("one_hot_honest.py", "one_hot", "ok", True, []),
@@ -96,7 +111,27 @@ CASES = [
     ("hamming_distance_honest.py", "hamming_distance", "ok", True, []),
     # allclose passes: padding before and slicing after the kernel.
     ("pwm_scan_padded.py", "pwm_scan", "ok", True, []),
+    # Kernels written by others, through their public APIs: JAX's Pallas softmax (vmapped), and
+    # JAX's decode attention, whose split-K partials XLA combines (the epilogue policy).
+    ("softmax_jax_ops_gpu.py", "softmax", "ok", True, []),
+    ("flash_attention_jax_decode_attention.py", "flash_attention", "ok", True, []),
+    # Hostile imports that find nothing to attack: an honest kernel passes.
+    ("relu_fd_writes.py", "relu", "ok", True, []),
+    ("relu_replay_cache.py", "relu", "ok", True, []),
 ]
+
+# Reasons the source analysis must give (a refusal for the wrong reason is no refusal).
+REASONS = {
+    "matmul_f16_in_kernel.py": "precision downgrade",
+    "softmax_foreign_custom_call.py": "custom call 'pallasbench_foreign_softmax'",
+    "softmax_branch_guarded.py": "no Pallas kernel result reaches the output",
+}
+# Failures that come before any filter runs: what the record's error must say.
+ERRORS = {
+    "softmax_pure_callback.py": "host callback 'pure_callback'",
+    "matmul_io_callback.py": "host callback 'io_callback'",
+    "softmax_foreign_custom_call.py": "refused before compiling",
+}
 
 
 @pytest.mark.parametrize("candidate, task, status, robust, failing", CASES,
@@ -115,7 +150,45 @@ def test_adversarial_candidate(env, candidate, task, status, robust, failing):
         assert filters[name]["passed"] is False, f"{name} should fail: {verdicts[name]}"
     if robust:
         assert all(f["passed"] is True for f in filters.values()), verdicts
+    if candidate in REASONS:
+        assert REASONS[candidate] in filters["source_analysis"]["reason"], verdicts["source_analysis"]
+    if candidate in ERRORS:
+        assert ERRORS[candidate] in record["error"]["message"], record["error"]
     assert result.returncode == (0 if status == "ok" and robust else 1), result.stderr
+
+
+def test_descriptor_writes_from_the_candidate_reach_nothing(env, tmp_path):
+    """relu_fd_writes.py writes a forged record into every descriptor it finds: the tracer has
+    none but its pipes, so the records file holds exactly the harness's one record."""
+    out = tmp_path / "run"
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_fd_writes.py",
+                     "--device", "cpu", "--no-timing", "--out", out, timeout=600)
+    assert result.returncode == 0, result.stderr
+    lines = (out / "records.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and "forged" not in lines[0]
+    assert json.loads(lines[0])["status"] == "ok"
+
+
+def test_a_replaying_import_is_timed_honestly(env):
+    """relu_replay_cache.py patches every timing path it can reach from its import; the executor
+    that times the kernel never imports it. An interpret-mode relu at SMALL takes hundreds of
+    microseconds on the CPU; a replay took 2-4 us before the split."""
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_replay_cache.py",
+                     "--device", "cpu", "--json", timeout=600)
+    record = json.loads(result.stdout)
+    assert record["status"] == "ok" and record["result"]["robustness_passed"], record["error"]
+    median_us = record["timing"]["median_us"]
+    assert median_us > 100, median_us
+
+
+def test_the_tracer_ran_sandboxed(env):
+    """The record says what the tracer's sandbox got; on this project's machines, all of it."""
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_fd_writes.py",
+                     "--device", "cpu", "--no-timing", "--json", timeout=600)
+    sandbox = json.loads(result.stdout)["trust"]["tracer_sandbox"]
+    for part in ("pid_namespace", "network_namespace", "mount_namespace", "private_tmp", "fds_closed", "rlimits",
+                 "landlock"):
+        assert sandbox[part] is True, sandbox
 
 
 def test_corpus_covers_enough():
