@@ -119,7 +119,7 @@ inline constexpr double min_range_ratio = 0.5;
 inline constexpr double min_std_ratio = 0.5;
 inline constexpr double min_varying_slices = 0.9;
 inline constexpr double max_impact_deviation = 0.25;
-inline constexpr double max_outside_work = 0.01;
+inline constexpr double max_outside_work = 0.05;
 inline constexpr double scalar_setup_elements = 64;
 }  // namespace thresholds
 

@@ -34,10 +34,10 @@ public:
   struct options {
     std::vector<std::string> argv;
     std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) ours
-    bool inherit_env = true;                                // false: exactly `env` (a scrubbed environment)
     std::filesystem::path cwd;                              // ignored when sandboxed (its own empty folder)
     std::size_t stderr_tail_bytes = 64 * 1024;
-    std::optional<sandbox_policy> sandbox;                  // set: start in a sandbox (sandbox.hpp)
+    bool inherit_env = true;                // false: exactly `env` (a scrubbed environment)
+    std::optional<sandbox_policy> sandbox;  // set: start in a sandbox (sandbox.hpp)
   };
 
   enum class read_status { line, timeout, eof, interrupted };

@@ -30,8 +30,11 @@ using nlohmann::json;
 //   must vary in the output; a degenerate output fails nearly all of them, an honest one none.
 // - max_impact_deviation 0.25: inputs are perturbed by ~5% (or 10% of discrete positions); the
 //   change TF32 rounding adds to the output's change stays under ~5% of the reference's change.
-// - max_outside_work 0.01: layout around a kernel (pad, reshape, slice) does no arithmetic;
-//   1% of the task's FLOPs covers scalar setup, never half a task.
+// - max_outside_work 0.05: layout around a kernel (pad, reshape, slice) does no arithmetic and
+//   is free; an honest epilogue (split-K partial results combined in XLA, as JAX's own decode
+//   attention does: 1.5-2.8% of the task) stays well under 5%, while every XLA-does-the-work
+//   cheat of the corpus puts 30% or more outside. Dots, gathers, scatters, sorts and casts are
+//   refused outside whatever their share (module_analysis.cpp), so 5% buys no matmul.
 // - scalar_setup_elements 64: outside ops on at most this many elements are scalar setup.
 constexpr std::size_t k_chunk = 1 << 16;
 
@@ -1180,13 +1183,10 @@ const std::regex& harness_import_pattern() {
 filter_result source_analysis_filter::evaluate(const filter_inputs& in) const {
   if (in.analysis == nullptr) return missing("no analysis of the kernel's module");
   const auto& a = *in.analysis;
+  // The analysis was given thresholds::max_outside_work and scalar_setup_elements
+  // (evaluator.cpp): a share over the threshold is one of its problems.
   filter_result r{true, a.outside_share, thresholds::max_outside_work, ""};
   std::vector<std::string> problems = a.problems;
-  if (a.outside_share > r.threshold) {
-    std::string ops;
-    for (const auto& op : a.outside_ops) ops += (ops.empty() ? "" : ", ") + op;
-    problems.push_back(fmt::format("{:.1f}% of the work outside the Pallas kernels ({})", 100 * a.outside_share, ops));
-  }
   if (std::regex_search(in.source, harness_import_pattern()))
     problems.push_back("the source imports the harness or the task's reference module");
   if (!in.task_modules_loaded.empty())

@@ -160,10 +160,6 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
     try {
       reply = tracer->call({{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}},
                            timeout());
-    } catch (const worker_failure& e) {
-      // A tracer that dies or hangs is the candidate's failure, never the harness's.
-      result.stderr_tail = e.stderr_tail();
-      throw command_failed("compile_error", fmt::format("tracing failed: {}", e.what()), "");
     } catch (const command_failed&) {
       result.stderr_tail = tracer->stderr_tail();
       throw;
@@ -195,6 +191,8 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
   options.float32_task = task.output_dtype == "float32";
   options.allow_tf32 = task.uses_tf32;
   options.task_flops = task.flops.contains(m_config.size) ? static_cast<double>(task.flops.at(m_config.size)) : 0.0;
+  options.max_outside_share = thresholds::max_outside_work;
+  options.scalar_setup_elements = thresholds::scalar_setup_elements;
   result.trust["analysed_module"] =
       cpu_pair ? "the CUDA lowering the tracer exported beside the interpret-mode module the executor ran "
                  "(CPU: that the two match is not verifiable)"
@@ -431,8 +429,8 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     if (reference_side) {
       result.status = task_status::harness_error;  // the reference itself hung or died
       m_pool.discard_reference();
-    } else {
-      m_pool.discard_executor();  // a kernel that crashed or hung it
+    } else if (m_phase != "trace") {  // a tracer that hung or died is gone already
+      m_pool.discard_executor();      // a kernel (or its module) crashed or hung it
     }
     result.failure = failure_info{m_phase, e.what(), ""};
     result.stderr_tail = e.stderr_tail();

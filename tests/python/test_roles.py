@@ -1,0 +1,155 @@
+"""The three processes' side of the protocol, spoken directly over pipes (no sandbox: the
+sandbox is the C++ side's, tests/orchestrate/test_sandbox.cpp)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Process:
+    def __init__(self, role: str, cwd: Path | None = None):
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "JAX_PLATFORMS": "cpu"}
+        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.{role}"], env=env, text=True, cwd=cwd,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.hello = json.loads(self.proc.stdout.readline())
+        self.next_id = 1
+
+    def call(self, **request):
+        request["id"] = self.next_id
+        self.next_id += 1
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        reply = json.loads(self.proc.stdout.readline())
+        assert reply["id"] == request["id"]
+        return reply
+
+    def close(self):
+        self.call(cmd="shutdown")
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    p = Process("reference")
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def executor():
+    p = Process("executor")
+    yield p
+    p.close()
+
+
+def trace(candidate: dict, specs: list, cwd: Path) -> dict:
+    tracer = Process("tracer", cwd=cwd)
+    try:
+        return tracer.call(cmd="trace", candidate=candidate, inputs=specs, platform="cpu")
+    finally:
+        tracer.proc.kill()
+        tracer.proc.wait()
+
+
+def specs_of(reply) -> list:
+    return [{"shape": i["shape"], "dtype": i["dtype"]} for i in reply["inputs"]]
+
+
+def test_reference_greets_with_environment_and_import_folders(reference):
+    assert reference.hello["ready"] is True
+    env = reference.hello["environment"]
+    assert env["backend"] == "cpu" and env["jax"] and env["jaxlib"]
+    assert any(Path(p, "jax").is_dir() for p in reference.hello["python_paths"])
+
+
+def test_describe_reads_sources_itself(reference, tmp_path):
+    candidate = tmp_path / "cand.py"
+    candidate.write_text("from pallasbench.kernels import tiled_matmul\ndef kernel(x):\n    return x\n")
+    described = reference.call(cmd="describe", tasks=["relu"], candidate_files=[str(candidate)])
+    assert described["ok"]
+    task = described["tasks"][0]
+    assert task["name"] == "relu" and len(task["sha256"]) == 64 and task["output_dtype"] == "float32"
+    assert "def kernel" in task["kernel_source"] and "def reference" in task["reference_source"]
+    facts = described["candidates"][str(candidate)]
+    assert facts["source"] == candidate.read_text() and len(facts["sha256"]) == 64
+    assert "# ---- pallasbench.kernels.tiled_matmul ----" in facts["bundled_source"]
+
+
+def test_reference_inputs_are_reproducible(reference, tmp_path):
+    reply = reference.call(cmd="reference", task="relu", size="small", seed=4, dir=str(tmp_path))
+    assert reply["ok"], reply
+    x = np.load(reply["inputs"][0]["path"])
+    np.testing.assert_array_equal(np.load(reply["output"]["path"]), np.maximum(x, 0))
+    again = reference.call(cmd="reference", task="relu", size="small", seed=4, dir=str(tmp_path / ".."))
+    np.testing.assert_array_equal(np.load(again["inputs"][0]["path"]), x)
+
+
+def test_trace_load_compile_run(reference, executor, tmp_path):
+    ref = reference.call(cmd="reference", task="add", size="small", seed=0, dir=str(tmp_path))
+    traced = trace({"task": "add"}, specs_of(ref), tmp_path)
+    assert traced["ok"], traced
+    assert "pallas_call" in traced["jaxpr"] and traced["pallas_calls"][0]["grid"]
+    assert traced["module"] and traced["analysis_module"]  # CPU: the interpret module and the CUDA one
+    loaded = executor.call(cmd="load", module=traced["module"], analysis_module=traced["analysis_module"],
+                           inputs=specs_of(ref))
+    assert loaded["ok"], loaded
+    assert "__gpu$xla.gpu.triton" in loaded["analysis_stablehlo"] and "__gpu$xla.gpu.triton" not in loaded["stablehlo"]
+    assert loaded["kernels"] and "tt.func" in loaded["kernels"][0]["ir"]
+    compiled = executor.call(cmd="compile", artifacts={"mode": "files", "dir": str(tmp_path / "c")})
+    assert compiled["ok"] and compiled["compile_s"] > 0
+    assert compiled["artifacts"] == {"mode": "files", "artifacts_unavailable": "cpu interpret mode"}
+    outs = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
+    ran = executor.call(cmd="run", inputs=[i["path"] for i in ref["inputs"]], outputs=outs)
+    assert ran["ok"], ran
+    np.testing.assert_array_equal(np.load(outs[0]), np.load(ref["output"]["path"]))
+    timed = executor.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=1, min_samples=3,
+                          max_samples=3, min_seconds=0, max_seconds=5)
+    assert timed["ok"] and timed["timer"] == "wall" and len(timed["samples_us"]) == 3
+
+
+def test_the_user_source_is_what_gets_traced(tmp_path):
+    source = "import jax\n\n\ndef kernel(x):\n    return x * 2\n"
+    traced = trace({"source": source, "name": "mine.py"}, [{"shape": [8, 8], "dtype": "float32"}], tmp_path)
+    assert traced["ok"], traced
+    assert (tmp_path / "candidate.py").read_text() == source  # written into its own folder
+
+
+def test_a_tracer_traces_once(tmp_path):
+    tracer = Process("tracer", cwd=tmp_path)
+    try:
+        first = tracer.call(cmd="trace", candidate={"task": "relu"}, inputs=[{"shape": [512, 512], "dtype": "float32"}],
+                            platform="cpu")
+        again = tracer.call(cmd="trace", candidate={"task": "relu"}, inputs=[{"shape": [512, 512], "dtype": "float32"}],
+                            platform="cpu")
+    finally:
+        tracer.proc.kill()
+        tracer.proc.wait()
+    assert first["ok"] and not again["ok"] and "thrown away" in again["error"]["message"]
+
+
+def test_executor_refuses_what_does_not_fit(executor, tmp_path):
+    bad = executor.call(cmd="load", module="bm90IGEgbW9kdWxl", inputs=[])
+    assert not bad["ok"] and "cannot be deserialized" in bad["error"]["message"]
+    traced = trace({"task": "relu"}, [{"shape": [512, 512], "dtype": "float32"}], tmp_path)
+    wrong = executor.call(cmd="load", module=traced["module"], inputs=[{"shape": [256, 256], "dtype": "float32"}])
+    assert not wrong["ok"] and "the task's inputs are" in wrong["error"]["message"]
+    early = executor.call(cmd="run", inputs=[], outputs=[])
+    assert not early["ok"] and "run before compile" in early["error"]["message"]
+
+
+def test_errors_are_replies_not_crashes(reference):
+    unknown = reference.call(cmd="frobnicate")
+    assert not unknown["ok"] and unknown["error"]["kind"] == "usage_error"
+    missing = reference.call(cmd="reference", task="no_such_task", size="small", seed=0, dir="/tmp")
+    assert not missing["ok"] and "unknown task 'no_such_task'" in missing["error"]["message"]
+
+
+def test_device_on_cpu_is_wall_clock(reference):
+    device = reference.call(cmd="device")
+    assert device["ok"] and device["timer"] == "wall" and device["timer_error"] is None
