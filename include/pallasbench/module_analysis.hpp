@@ -67,8 +67,8 @@ struct module_analysis_options {
   bool allow_tf32 = false;   // the task declares USES_TF32
   double task_flops = 0;     // the task's FLOP model at this size (denominator of the outside share)
   // The filter passes thresholds::max_outside_work and thresholds::scalar_setup_elements
-  // (filters.hpp); the defaults here are their values when this was written.
-  double max_outside_share = 0.01;    // a larger outside_share is a problem
+  // (filters.hpp, which includes this header); the defaults here are their values.
+  double max_outside_share = 0.05;    // a larger outside_share is a problem
   double scalar_setup_elements = 64;  // an op touching at most this many elements is setup
 };
 

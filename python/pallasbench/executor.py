@@ -41,15 +41,17 @@ def _check_signature(exported, avals, platform: str):
                            f"not for {platform}")
 
 
-def kernel_irs(exported) -> list[dict]:
-    """Every Pallas custom call's kernel of the module, its Triton IR decoded to text."""
+def describe_module(exported) -> tuple[str, list[dict]]:
+    """The module's StableHLO without debug locations (they name the tracer's files and cost the
+    analysis a pass), and every Pallas custom call's kernel, its Triton IR decoded to text."""
     from jax._src.interpreters import mlir
     from jax._src.lib.mlir import ir
 
     with mlir.make_ir_context():
         module = ir.Module.parse(exported.mlir_module())
+        text = module.operation.get_asm(enable_debug_info=False)
         calls = compiler_artifacts.pallas_custom_calls(module.operation, with_mosaic=True)
-        return [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
+        return text, [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
 
 
 class Executor:
@@ -73,15 +75,14 @@ class Executor:
         avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
         exported = _deserialize(req["module"], "module")
         _check_signature(exported, avals, self._platform())
-        reply = {"stablehlo": exported.mlir_module(), "platforms": list(exported.platforms),
+        text, kernels = describe_module(exported)
+        reply = {"stablehlo": text, "platforms": list(exported.platforms), "kernels": kernels,
                  "output": {"shape": list(exported.out_avals[0].shape), "dtype": str(exported.out_avals[0].dtype)}}
-        analysed = exported
         if req.get("analysis_module"):
             # CPU only: the CUDA lowering the tracer exported beside the interpret one.
             analysed = _deserialize(req["analysis_module"], "analysis module")
             _check_signature(analysed, avals, "cuda")
-            reply["analysis_stablehlo"] = analysed.mlir_module()
-        reply["kernels"] = kernel_irs(analysed)
+            reply["analysis_stablehlo"], reply["kernels"] = describe_module(analysed)
         self._exported, self._avals = exported, avals
         return reply
 

@@ -78,6 +78,20 @@ def export(fn, avals, platform: str) -> bytes:
     raise AssertionError("unreachable")
 
 
+def _target(device_kind: str | None):
+    """The GPU the module is lowered for. The tracer sees no GPU; on jax 0.11 Pallas's Triton
+    lowering asks for the device's compute capability and takes it from an abstract device when
+    there is none (docs/jax_versions.md). The device kind comes from the trusted side."""
+    import contextlib
+
+    import jax
+
+    if not device_kind or not hasattr(jax.sharding, "AbstractDevice"):
+        return contextlib.nullcontext()
+    device = jax.sharding.AbstractDevice(device_kind=device_kind, platform="gpu", num_cores=None)
+    return jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((), (), abstract_device=device))
+
+
 class Tracer:
     def __init__(self):
         self._used = False
@@ -94,7 +108,7 @@ class Tracer:
         on_cpu = req.get("platform", "cpu") == "cpu"
         try:
             t0 = time.perf_counter()
-            with interpret.forced(False) if on_cpu else interpret.suspended():
+            with interpret.forced(False) if on_cpu else interpret.suspended(), _target(req.get("device_kind")):
                 closed = jax.make_jaxpr(fn)(*avals)
                 _refuse_host_callbacks(closed)
                 analysis = export(fn, avals, "cuda")

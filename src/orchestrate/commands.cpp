@@ -267,9 +267,9 @@ int artifacts_command(const artifacts_options& options) {
       throw std::runtime_error(fmt::format("task '{}': no dtype for input {}", task.name, in.name));
     specs.push_back({{"shape", task.shapes.at(options.size).at(in.name)}, {"dtype", task.dtypes.at(in.name)}});
   }
-  const auto reply = s.pool->take_tracer()->call(
-      {{"cmd", "trace"}, {"candidate", {{"task", task.name}}}, {"inputs", specs}, {"platform", s.device}},
-      std::chrono::seconds(600));
+  json request = {{"cmd", "trace"}, {"candidate", {{"task", task.name}}}, {"inputs", specs}, {"platform", s.device}};
+  if (s.device == "gpu") request["device_kind"] = s.environment.value("device_kind", "");
+  const auto reply = s.pool->take_tracer()->call(request, std::chrono::seconds(600));
   const auto& dag = reply.at("jaxpr_dag");
   if (options.dot.empty()) {
     fmt::print("{}\n", dag.dump(2));

@@ -158,8 +158,10 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
     auto tracer = m_pool.take_tracer();
     if (tracer->sandbox()) result.trust["tracer_sandbox"] = tracer->sandbox()->to_json();
     try {
-      reply = tracer->call({{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}},
-                           timeout());
+      json request = {{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}};
+      // The tracer sees no GPU: it lowers for the one the trusted processes see.
+      if (m_config.device == "gpu") request["device_kind"] = m_environment.value("device_kind", "");
+      reply = tracer->call(request, timeout());
     } catch (const command_failed&) {
       result.stderr_tail = tracer->stderr_tail();
       throw;

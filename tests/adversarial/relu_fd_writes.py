@@ -1,9 +1,13 @@
 """HOSTILE (2) an honest relu whose import writes a forged record line into every file
-descriptor it can find but its own pipes (the harness's records file, other workers' pipes,
-anything the caller left open), then prints what it found.
+descriptor it can find beyond stdio (the harness's records file, other workers' pipes, anything
+the caller left open), then prints what it found.
 
-The tracer inherits no descriptor but its pipes: nothing reaches the records file, and the
-kernel, which is honest, passes. Expected: ok, robust; records.jsonl holds one whole record.
+The tracer inherits no descriptor but its pipes: nothing reaches the records file. The only
+descriptors it finds are its own process's (JAX's, and the dup of stdout the protocol writes
+to), so the forged line lands in its own reply channel: the harness reads a line that is not
+the reply it asked for and refuses it. A forged reply could only hand over a module, and a
+module is analysed whoever made it. Expected: crashed (protocol), and records.jsonl holds the
+harness's one whole record.
 """
 import json
 import os

@@ -81,8 +81,11 @@ CASES = [
     # (i) the task's own reference, borrowed through the harness, inside a token pallas_call.
     # allclose passes; the jaxpr is all inside the pallas_call: only the source scan can tell.
     ("softmax_registry_reference.py", "softmax", "ok", False, ["source_analysis"]),
-    # allclose passes; importlib by a path built from parts ("tasks" / "level1" / ...).
-    ("layernorm_importlib_reference.py", "layernorm", "ok", False, ["source_analysis"]),
+    # allclose passes; importlib by a path built from parts ("tasks" / "level1" / ...) relative
+    # to its own file. The tracer imports the source from its private folder, where that path
+    # leads nowhere: compile_error (before the tracer/executor split: ok, refused by
+    # source_analysis; refused either way).
+    ("layernorm_importlib_reference.py", "layernorm", "compile_error", False, ["source_analysis"]),
     # ---- hostile: the candidate attacks the process it runs in (docs/threat_model.md) ----------
     # Stack walk and monkeypatches of the harness from the import; export swapped for one of
     # XLA's softmax around the copy. allclose passes on what the forged module computes.
@@ -115,10 +118,15 @@ CASES = [
     # JAX's decode attention, whose split-K partials XLA combines (the epilogue policy).
     ("softmax_jax_ops_gpu.py", "softmax", "ok", True, []),
     ("flash_attention_jax_decode_attention.py", "flash_attention", "ok", True, []),
-    # Hostile imports that find nothing to attack: an honest kernel passes.
-    ("relu_fd_writes.py", "relu", "ok", True, []),
+    # A hostile import that finds nothing to attack: an honest kernel passes.
     ("relu_replay_cache.py", "relu", "ok", True, []),
+    # Writes into every descriptor it finds: only its own tracer's, whose reply it breaks.
+    ("relu_fd_writes.py", "relu", "crashed", False, []),
 ]
+
+# Cases whose verdict means something on a GPU only (bench/adversarial_gpu.sh runs them there):
+# on the CPU the harness forces interpret mode itself.
+GPU_ONLY = ["relu_interpret_true.py"]
 
 # Reasons the source analysis must give (a refusal for the wrong reason is no refusal).
 REASONS = {
@@ -159,14 +167,16 @@ def test_adversarial_candidate(env, candidate, task, status, robust, failing):
 
 def test_descriptor_writes_from_the_candidate_reach_nothing(env, tmp_path):
     """relu_fd_writes.py writes a forged record into every descriptor it finds: the tracer has
-    none but its pipes, so the records file holds exactly the harness's one record."""
+    none but its pipes, so the records file holds exactly the harness's one record, and the
+    forged line in its own reply channel is refused."""
     out = tmp_path / "run"
     result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_fd_writes.py",
                      "--device", "cpu", "--no-timing", "--out", out, timeout=600)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     lines = (out / "records.jsonl").read_text().splitlines()
     assert len(lines) == 1 and "forged" not in lines[0]
-    assert json.loads(lines[0])["status"] == "ok"
+    record = json.loads(lines[0])
+    assert record["status"] == "crashed" and "does not match request" in record["error"]["message"]
 
 
 def test_a_replaying_import_is_timed_honestly(env):
@@ -183,7 +193,7 @@ def test_a_replaying_import_is_timed_honestly(env):
 
 def test_the_tracer_ran_sandboxed(env):
     """The record says what the tracer's sandbox got; on this project's machines, all of it."""
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_fd_writes.py",
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_replay_cache.py",
                      "--device", "cpu", "--no-timing", "--json", timeout=600)
     sandbox = json.loads(result.stdout)["trust"]["tracer_sandbox"]
     for part in ("pid_namespace", "network_namespace", "mount_namespace", "private_tmp", "fds_closed", "rlimits",
@@ -198,4 +208,6 @@ def test_corpus_covers_enough():
     honest = [case for case in CASES if case[3]]
     assert len(degenerate) >= 16 and len({case[1] for case in degenerate}) >= 6
     assert len(honest) >= 6
-    assert sorted(case[0] for case in CASES) == sorted(p.name for p in ADVERSARIAL.glob("*.py"))
+    assert sorted([case[0] for case in CASES] + GPU_ONLY) == sorted(p.name for p in ADVERSARIAL.glob("*.py"))
+    gpu_script = (ADVERSARIAL.parents[1] / "bench" / "adversarial_gpu.sh").read_text()
+    assert all(f'"{name} ' in gpu_script for name in GPU_ONLY)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The adversarial corpus's hostile and trust classes on the GPU machine, each through `eval`
+# (tracer sandboxed, executor on the GPU), with the verdict it must get; relu_interpret_true.py
+# is the GPU-only case. Prints one line per case and writes the records to $OUT/adversarial/.
+# usage: bench/adversarial_gpu.sh SIZE
+set -uo pipefail
+size=${1:-small}
+out=${OUT:-/tmp}/adversarial
+mkdir -p "$out"
+# candidate task expected-status expected-robust
+cases=(
+  "relu_interpret_true.py relu ok false"
+  "softmax_patches_harness.py softmax ok false"
+  "relu_fd_writes.py relu crashed false"
+  "relu_replay_cache.py relu ok true"
+  "layernorm_hunts_reference.py layernorm incorrect false"
+  "matmul_f16_in_kernel.py matmul ok false"
+  "softmax_dead_pallas.py softmax ok false"
+  "softmax_branch_guarded.py softmax ok false"
+  "softmax_foreign_custom_call.py softmax compile_error false"
+  "softmax_pure_callback.py softmax compile_error false"
+  "softmax_xla.py softmax ok false"
+  "matmul_f16_inputs.py matmul ok false"
+  "softmax_jax_ops_gpu.py softmax ok true"
+  "flash_attention_jax_decode_attention.py flash_attention ok true"
+  "reduce_sum_two_pass.py reduce_sum ok true"
+)
+fails=0
+for c in "${cases[@]}"; do
+  read -r file task want_status want_robust <<<"$c"
+  name=${file%.py}
+  timing=(--no-timing)
+  [ "$name" = relu_replay_cache ] && timing=(--timing-budget 1)
+  build/pallasbench eval --task "$task" --candidate "tests/adversarial/$file" --size "$size" --device gpu \
+    "${timing[@]}" --json >"$out/$name.json" 2>"$out/$name.log"
+  line=$(python3 - "$out/$name.json" "$want_status" "$want_robust" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"FAIL no record ({e})"); sys.exit()
+got = (r["status"], str(r["result"]["robustness_passed"]).lower())
+sa = r["result"]["filters"]["source_analysis"]["reason"]
+median = (r.get("timing") or {}).get("median_us")
+ok = got == (sys.argv[2], sys.argv[3])
+err = (r.get("error") or {}).get("message", "")
+print(f"{'ok  ' if ok else 'FAIL'} status={got[0]} robust={got[1]} median_us={median} "
+      f"source_analysis={sa[:160]!r} error={err[:120]!r}")
+PY
+)
+  case "$line" in FAIL*) fails=$((fails + 1)) ;; esac
+  printf "%-42s %s\n" "$file" "$line"
+done
+echo "adversarial_gpu: $fails case(s) off their verdict"
