@@ -1,6 +1,7 @@
 // Evaluating one candidate on one task: reference, load, seeds, determinism, timing.
 #pragma once
 
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -28,8 +29,9 @@ public:
   worker& executor();
   // A sandboxed tracer for one candidate: the warm spare when there is one.
   [[nodiscard]] std::unique_ptr<worker> take_tracer();
-  // Keep a spare tracer starting while a task is evaluated (runs of many candidates).
-  void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
+  // How many spare tracers to keep starting while a task is evaluated (runs of many candidates):
+  // a tracer's JAX start takes longer than a small task's whole evaluation.
+  void keep_spare_tracers(std::size_t count) { m_spares = count; }
   // Starts the executor and a tracer now, without waiting for their greetings.
   void prestart();
   void discard_reference();
@@ -42,8 +44,9 @@ private:
   [[nodiscard]] worker_options role_options(const std::string& role) const;
 
   worker_options m_options;
-  std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer;
-  bool m_keep_spare = false;
+  std::unique_ptr<worker> m_reference, m_executor;
+  std::deque<std::unique_ptr<worker>> m_spare_tracers;
+  std::size_t m_spares = 0;
 };
 
 struct candidate_spec {

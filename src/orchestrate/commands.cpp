@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -206,7 +207,10 @@ int run_command(const run_options& options) {
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
-  s.pool->keep_spare_tracer(tasks.size() > 1);
+  // Spare tracers hide their JAX start behind the task before; on a machine of few cores they
+  // would only compete with it.
+  const std::size_t spares = std::min<std::size_t>(2, std::max(1U, std::thread::hardware_concurrency() / 4));
+  s.pool->keep_spare_tracers(tasks.size() > 1 ? spares : 0);
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
   const auto outcome = r.run(
       tasks,

@@ -88,15 +88,21 @@ worker& worker_pool::executor() {
 
 std::unique_ptr<worker> worker_pool::take_tracer() {
   (void)reference();  // the sandbox needs its python_paths
-  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
-  if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+  std::unique_ptr<worker> tracer;
+  if (!m_spare_tracers.empty()) {
+    tracer = std::move(m_spare_tracers.front());
+    m_spare_tracers.pop_front();
+  } else {
+    tracer = std::make_unique<worker>(role_options("tracer"));
+  }
+  while (m_spare_tracers.size() < m_spares) m_spare_tracers.push_back(std::make_unique<worker>(role_options("tracer")));
   return tracer;
 }
 
 void worker_pool::prestart() {
   (void)reference();
   (void)executor();
-  if (!m_spare_tracer) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+  if (m_spare_tracers.empty()) m_spare_tracers.push_back(std::make_unique<worker>(role_options("tracer")));
 }
 
 void worker_pool::clear_stderr_tails() {
