@@ -72,7 +72,10 @@ int main(int argc, char** argv) {
       "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
       "3 harness error");
   eval_cmd->add_option("--task", eval.task, "task name")->required();
-  eval_cmd->add_option("--candidate", eval.candidate, "Python file defining kernel(*inputs)")->required();
+  eval_cmd
+      ->add_option("--candidate", eval.candidates,
+                   "Python file defining kernel(*inputs); repeat to evaluate several with one executor")
+      ->required();
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 

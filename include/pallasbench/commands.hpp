@@ -58,7 +58,7 @@ struct run_options {
 
 struct eval_options {
   std::string task;
-  std::string candidate;
+  std::vector<std::string> candidates;  // evaluated one after another, one tracer each, one executor for all
   evaluation_flags flags;
   bool json = false;
 };

@@ -1,7 +1,7 @@
 // Evaluating one candidate on one task: reference, load, seeds, determinism, timing.
 #pragma once
 
-#include <deque>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -27,26 +27,26 @@ public:
   explicit worker_pool(worker_options options) : m_options(std::move(options)) {}
   worker& reference();
   worker& executor();
-  // A sandboxed tracer for one candidate: the warm spare when there is one.
+  // A sandboxed tracer for one user candidate, thrown away after its trace (the one prestarted,
+  // when there is one).
   [[nodiscard]] std::unique_ptr<worker> take_tracer();
-  // How many spare tracers to keep starting while a task is evaluated (runs of many candidates):
-  // a tracer's JAX start takes longer than a small task's whole evaluation.
-  void keep_spare_tracers(std::size_t count) { m_spares = count; }
-  // Starts the executor and a tracer now, without waiting for their greetings.
-  void prestart();
+  // The sandboxed tracer of the suite's own kernels: the suite is one candidate, the project's
+  // reviewed code, so its tasks share one tracer per run (docs/threat_model.md).
+  worker& suite_tracer();
+  // Starts the executor and the tracer the run will need now, without waiting for greetings.
+  void prestart(const std::string& candidate_kind);
   void discard_reference();
   void discard_executor();
+  void discard_suite_tracer();
   [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
   void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
   [[nodiscard]] const worker_options& options() const { return m_options; }
 
 private:
-  [[nodiscard]] worker_options role_options(const std::string& role) const;
+  [[nodiscard]] worker_options role_options(const std::string& role, bool suite = false) const;
 
   worker_options m_options;
-  std::unique_ptr<worker> m_reference, m_executor;
-  std::deque<std::unique_ptr<worker>> m_spare_tracers;
-  std::size_t m_spares = 0;
+  std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
 };
 
 struct candidate_spec {
@@ -88,6 +88,8 @@ private:
                       const nlohmann::json& reference_reply);
   nlohmann::json trace(task_result& result, const task_info& task, const candidate_spec& candidate,
                        const nlohmann::json& input_specs);
+  nlohmann::json call_tracer(task_result& result, worker& tracer, const nlohmann::json& request,
+                             std::chrono::steady_clock::time_point t0);
   void analyse(task_result& result, const task_info& task, const nlohmann::json& loaded);
   void compile(task_result& result, const task_info& task);
   nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir);

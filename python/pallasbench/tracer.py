@@ -93,16 +93,23 @@ def _target(device_kind: str | None):
 
 
 class Tracer:
-    def __init__(self):
-        self._used = False
+    """suite: the tracer of the suite's own task files, which serves every task of a run (the
+    suite is one candidate: the project's reviewed code). A user candidate's tracer traces once
+    and is killed; refusing a second trace guards the harness against its own mistakes only."""
+
+    def __init__(self, suite: bool = False):
+        self._suite, self._used = suite, False
 
     def cmd_trace(self, req):
         import jax
         import numpy as np
 
-        if self._used:
+        if self._used and not self._suite:
             raise CommandError("usage_error", "a tracer traces one candidate and is thrown away")
+        if self._suite and "task" not in req["candidate"]:
+            raise CommandError("usage_error", "the suite's tracer traces the suite's tasks only")
         self._used = True
+        jax.clear_caches()  # each task traced afresh
         fn, module = _import_candidate(req["candidate"])
         avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
         on_cpu = req.get("platform", "cpu") == "cpu"
@@ -173,7 +180,7 @@ def main() -> int:
     if interpret.on_cpu():
         interpret.enable_interpret_default()
     jax.numpy.zeros(1).block_until_ready()  # backend up before the candidate arrives (warm spare)
-    return protocol.serve(Tracer(), out, {})
+    return protocol.serve(Tracer(suite="--suite" in sys.argv[1:]), out, {})
 
 
 if __name__ == "__main__":

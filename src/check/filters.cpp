@@ -33,7 +33,7 @@ using nlohmann::json;
 // - max_outside_work 0.05: layout around a kernel (pad, reshape, slice) does no arithmetic and
 //   is free; an honest epilogue (split-K partial results combined in XLA, as JAX's own decode
 //   attention does: 1.5-2.8% of the task) stays well under 5%, while every XLA-does-the-work
-//   cheat of the corpus puts 30% or more outside. Dots, gathers, scatters, sorts and casts are
+//   cheat of the corpus puts 50% or more outside. Dots, gathers, scatters, sorts and casts are
 //   refused outside whatever their share (module_analysis.cpp), so 5% buys no matmul.
 // - scalar_setup_elements 64: outside ops on at most this many elements are scalar setup.
 constexpr std::size_t k_chunk = 1 << 16;

@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -38,14 +37,17 @@ struct session {
   std::optional<std::string> project_sha;
 };
 
-session open_session(const std::string& device, const std::vector<std::string>& candidate_files, bool prestart) {
+// prestart: the kind of candidate the session evaluates ("suite", "user"), whose processes start
+// at once; empty: none.
+session open_session(const std::string& device, const std::vector<std::string>& candidate_files,
+                     const std::string& prestart) {
   session s;
   s.root = project_root();
   worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180), {}};
   s.pool = std::make_unique<worker_pool>(options);
   auto& ref = s.pool->reference();
   s.environment = ref.hello().value("environment", json::object());
-  if (prestart) s.pool->prestart();  // their JAX start-up overlaps the suite's description
+  if (!prestart.empty()) s.pool->prestart(prestart);  // their JAX start overlaps the suite's description
   const std::string backend = s.environment.value("backend", "cpu");
   if (device == "gpu" && backend != "gpu")
     throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
@@ -167,7 +169,7 @@ int finish(const run_outcome& outcome) {
 }  // namespace
 
 int list_command(const list_options& options) {
-  auto s = open_session("cpu", {}, false);
+  auto s = open_session("cpu", {}, "");
   const auto tasks = select(s.tasks, options.selection);
   if (options.json) {
     json out = json::array();
@@ -195,7 +197,7 @@ int list_command(const list_options& options) {
 int run_command(const run_options& options) {
   validate(options.flags);
   install_interrupt_handlers();
-  auto s = open_session(options.flags.device, {}, true);
+  auto s = open_session(options.flags.device, {}, "suite");
   const auto tasks = select(s.tasks, options.selection);
   const auto path = records_path(options.flags);
   record_writer writer(path);
@@ -207,10 +209,6 @@ int run_command(const run_options& options) {
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
-  // Spare tracers hide their JAX start behind the task before; on a machine of few cores they
-  // would only compete with it.
-  const std::size_t spares = std::min<std::size_t>(2, std::max(1U, std::thread::hardware_concurrency() / 4));
-  s.pool->keep_spare_tracers(tasks.size() > 1 ? spares : 0);
   runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
   const auto outcome = r.run(
       tasks,
@@ -227,12 +225,14 @@ int run_command(const run_options& options) {
 
 int eval_command(const eval_options& options) {
   validate(options.flags);
-  const std::filesystem::path file = options.candidate;
-  if (!std::filesystem::is_regular_file(file))
-    throw usage_error(fmt::format("candidate file not found: {}", options.candidate));
+  std::vector<std::string> paths;
+  for (const auto& candidate : options.candidates) {
+    if (!std::filesystem::is_regular_file(candidate))
+      throw usage_error(fmt::format("candidate file not found: {}", candidate));
+    paths.push_back(std::filesystem::absolute(candidate).string());
+  }
   install_interrupt_handlers();
-  const auto candidate_path = std::filesystem::absolute(file).string();
-  auto s = open_session(options.flags.device, {candidate_path}, true);
+  auto s = open_session(options.flags.device, paths, "user");
   const auto tasks = select(s.tasks, {{options.task}, std::nullopt, ""});
   std::unique_ptr<record_writer> writer;
   std::set<std::string> done;
@@ -249,21 +249,32 @@ int eval_command(const eval_options& options) {
   // Without --out there is no folder for artifact files: they go inline.
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,
                       options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)});
-  const auto& facts = s.candidates.value(candidate_path, json::object());
-  const candidate_spec spec{"user", candidate_path, facts.value("sha256", ""), facts.value("source", ""),
-                            facts.value("bundled_source", "")};
   runner r(eval, writer.get(), done, std::cerr);
-  const auto outcome = r.run(
-      tasks, [&](const task_info&) { return spec; }, config);
-  if (options.json && !outcome.records.empty())
-    fmt::print("{}\n", outcome.records.front().dump());
-  else if (!options.json)
-    table_printer().print(std::cerr, outcome.rows);
-  return finish(outcome);
+  run_outcome all;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto& facts = s.candidates.value(paths[i], json::object());
+    const candidate_spec spec{"user", paths[i], facts.value("sha256", ""), facts.value("source", ""),
+                              facts.value("bundled_source", "")};
+    if (i + 1 < paths.size()) s.pool->prestart("user");  // the next candidate's tracer starts meanwhile
+    auto outcome = r.run(
+        tasks, [&](const task_info&) { return spec; }, config);
+    for (auto& row : outcome.rows) all.rows.push_back(std::move(row));
+    for (auto& record : outcome.records) all.records.push_back(std::move(record));
+    all.skipped += outcome.skipped;
+    if (outcome.interrupted) {
+      all.interrupted = true;
+      break;
+    }
+  }
+  if (options.json)
+    for (const auto& record : all.records) fmt::print("{}\n", record.dump());
+  else
+    table_printer().print(std::cerr, all.rows);
+  return finish(all);
 }
 
 int artifacts_command(const artifacts_options& options) {
-  auto s = open_session(options.device, {}, false);
+  auto s = open_session(options.device, {}, "");
   const auto task = select(s.tasks, {{options.task}, std::nullopt, ""}).front();
   json specs = json::array();
   for (const auto& in : task.inputs) {

@@ -1,6 +1,7 @@
 #include "pallasbench/evaluator.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,11 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// Host seconds since t0, as the harness measured them (the record's trust.phase_s).
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 task_status status_for(const std::string& kind) {
   if (kind == "compile_error") return task_status::compile_error;
   if (kind == "runtime_error") return task_status::runtime_error;
@@ -52,10 +58,11 @@ void mark_filters_not_run(task_result& result) {
 
 }  // namespace
 
-worker_options worker_pool::role_options(const std::string& role) const {
+worker_options worker_pool::role_options(const std::string& role, bool suite) const {
   worker_options o = m_options;
   o.role = role;
   if (role != "tracer" || !o.command.empty()) return o;
+  if (suite) o.arguments = {"--suite"};
   // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
   // trusted reference process reports them), nothing else; it writes only its private /tmp.
   sandbox_policy policy;
@@ -88,21 +95,22 @@ worker& worker_pool::executor() {
 
 std::unique_ptr<worker> worker_pool::take_tracer() {
   (void)reference();  // the sandbox needs its python_paths
-  std::unique_ptr<worker> tracer;
-  if (!m_spare_tracers.empty()) {
-    tracer = std::move(m_spare_tracers.front());
-    m_spare_tracers.pop_front();
-  } else {
-    tracer = std::make_unique<worker>(role_options("tracer"));
-  }
-  while (m_spare_tracers.size() < m_spares) m_spare_tracers.push_back(std::make_unique<worker>(role_options("tracer")));
-  return tracer;
+  return m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
 }
 
-void worker_pool::prestart() {
+worker& worker_pool::suite_tracer() {
+  (void)reference();
+  if (!m_suite_tracer) m_suite_tracer = std::make_unique<worker>(role_options("tracer", true));
+  return *m_suite_tracer;
+}
+
+void worker_pool::prestart(const std::string& candidate_kind) {
   (void)reference();
   (void)executor();
-  if (m_spare_tracers.empty()) m_spare_tracers.push_back(std::make_unique<worker>(role_options("tracer")));
+  if (candidate_kind == "suite")
+    (void)suite_tracer();
+  else if (!m_spare_tracer)
+    m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
 }
 
 void worker_pool::clear_stderr_tails() {
@@ -112,6 +120,7 @@ void worker_pool::clear_stderr_tails() {
 
 void worker_pool::discard_reference() { m_reference.reset(); }
 void worker_pool::discard_executor() { m_executor.reset(); }
+void worker_pool::discard_suite_tracer() { m_suite_tracer.reset(); }
 
 evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
                      json environment, std::optional<std::string> project_sha, std::string run_id)
@@ -141,14 +150,20 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
     specs.push_back({{"shape", in.at("shape")}, {"dtype", in.at("dtype")}});
   const json traced = trace(result, task, candidate, specs);
   m_phase = "load";
+  const auto t0 = std::chrono::steady_clock::now();
   const auto loaded = m_pool.executor().call({{"cmd", "load"},
                                               {"module", traced.at("module")},
                                               {"analysis_module", traced.value("analysis_module", json(nullptr))},
                                               {"inputs", specs}},
                                              timeout());
+  result.trust["phase_s"]["load"] = seconds_since(t0);
   result.stablehlo = loaded.value("stablehlo", "");
+  const auto t1 = std::chrono::steady_clock::now();
   analyse(result, task, loaded);
+  result.trust["phase_s"]["analysis"] = seconds_since(t1);
+  const auto t2 = std::chrono::steady_clock::now();
   compile(result, task);
+  result.trust["phase_s"]["compile"] = seconds_since(t2);
 }
 
 json evaluator::trace(task_result& result, const task_info& task, const candidate_spec& candidate,
@@ -159,20 +174,22 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
   // what was traced, whatever the candidate says of its own __file__.
   const json which = user ? json{{"source", candidate.source}, {"name", candidate.file.filename().string()}}
                           : json{{"task", task.name}};
+  json request = {{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}};
+  // The tracer sees no GPU: it lowers for the one the trusted processes see.
+  if (m_config.device == "gpu") request["device_kind"] = m_environment.value("device_kind", "");
   json reply;
-  {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (user) {
     auto tracer = m_pool.take_tracer();
-    if (tracer->sandbox()) result.trust["tracer_sandbox"] = tracer->sandbox()->to_json();
+    reply = call_tracer(result, *tracer, request, t0);
+  } else {
     try {
-      json request = {{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}};
-      // The tracer sees no GPU: it lowers for the one the trusted processes see.
-      if (m_config.device == "gpu") request["device_kind"] = m_environment.value("device_kind", "");
-      reply = tracer->call(request, timeout());
-    } catch (const command_failed&) {
-      result.stderr_tail = tracer->stderr_tail();
+      reply = call_tracer(result, m_pool.suite_tracer(), request, t0);
+    } catch (const worker_failure&) {
+      m_pool.discard_suite_tracer();
       throw;
     }
-  }  // the tracer, and everything it started, is killed here
+  }  // a user candidate's tracer, and everything it started, is killed here
   if (!reply.contains("module") || !reply["module"].is_string())
     throw command_failed("compile_error", "the tracer handed over no module", "");
   // What the tracer reports is recorded for people to read; it decides nothing but refusals.
@@ -184,6 +201,23 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
       if (f.is_string()) result.task_modules_loaded.push_back(f);
   result.trust["jaxpr"] = "reported by the tracer (untrusted): for reading, not for the verdict";
   return reply;
+}
+
+json evaluator::call_tracer(task_result& result, worker& tracer, const json& request,
+                           std::chrono::steady_clock::time_point t0) {
+  if (tracer.sandbox()) result.trust["tracer_sandbox"] = tracer.sandbox()->to_json();
+  (void)tracer.hello();  // a prestarted tracer may still be starting: its wait is part of the cost
+  result.trust["phase_s"]["tracer_ready"] = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  try {
+    tracer.clear_stderr_tail();  // the suite's tracer serves many tasks: keep this one's only
+    auto reply = tracer.call(request, timeout());
+    result.trust["phase_s"]["trace"] = seconds_since(t1);
+    return reply;
+  } catch (const command_failed&) {
+    result.stderr_tail = tracer.stderr_tail();
+    throw;
+  }
 }
 
 void evaluator::analyse(task_result& result, const task_info& task, const json& loaded) {
