@@ -14,40 +14,9 @@
 #include "pallasbench/paths.hpp"
 #include "pallasbench/record.hpp"
 #include "pallasbench/stopping.hpp"
-#include "pallasbench/worker.hpp"
+#include "pallasbench/worker_pool.hpp"
 
 namespace pallasbench {
-
-// The harness's processes (docs/architecture.md): the trusted reference (inputs, reference
-// outputs, XLA baseline) and executor (compiles, runs and times the modules tracers hand over),
-// each long-lived and replaced on next use when it failed; and one sandboxed tracer per
-// candidate, thrown away after its trace. Candidate code runs only in tracers.
-class worker_pool {
-public:
-  explicit worker_pool(worker_options options) : m_options(std::move(options)) {}
-  worker& reference();
-  worker& executor();
-  // A sandboxed tracer for one user candidate, thrown away after its trace (the one prestarted,
-  // when there is one).
-  [[nodiscard]] std::unique_ptr<worker> take_tracer();
-  // The sandboxed tracer of the suite's own kernels: the suite is one candidate, the project's
-  // reviewed code, so its tasks share one tracer per run (docs/threat_model.md).
-  worker& suite_tracer();
-  // Starts the executor and the tracer the run will need now, without waiting for greetings.
-  void prestart(const std::string& candidate_kind);
-  void discard_reference();
-  void discard_executor();
-  void discard_suite_tracer();
-  [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
-  void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
-  [[nodiscard]] const worker_options& options() const { return m_options; }
-
-private:
-  [[nodiscard]] worker_options role_options(const std::string& role, bool suite = false) const;
-
-  worker_options m_options;
-  std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
-};
 
 struct candidate_spec {
   std::string kind = "suite";  // "suite": the task's own kernel; "user": a file
@@ -123,7 +92,7 @@ private:
   timing_options m_timing;
   artifact_options m_artifacts;
   std::optional<module_analysis> m_analysis;  // of the loaded candidate's module
-  nlohmann::json m_pending_artifacts;  // load's artifacts while their SASS is still being made
+  nlohmann::json m_pending_artifacts;         // load's artifacts while their SASS is still being made
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

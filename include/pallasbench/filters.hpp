@@ -88,7 +88,7 @@ struct filter_inputs {
   std::vector<output_pair> seeds;
   std::vector<perturbation> perturbations;
   std::size_t input_count = 0;
-  const module_analysis* analysis = nullptr;      // of the module the executor deserialized
+  const module_analysis* analysis = nullptr;     // of the module the executor deserialized
   std::string source;                            // the candidate file as authored (read by the harness)
   std::vector<std::string> task_modules_loaded;  // task files the tracer saw the candidate import
   tolerance tol;

@@ -79,15 +79,15 @@ struct task_result {
   task_status status = task_status::harness_error;
   std::optional<failure_info> failure;
   std::string stderr_tail;
-  std::string jaxpr;      // the tracer's jaxpr (untrusted: for reading)
-  std::string stablehlo;  // of the module the executor deserialized and compiled
+  std::string jaxpr;                                      // the tracer's jaxpr (untrusted: for reading)
+  std::string stablehlo;                                  // of the module the executor deserialized and compiled
   nlohmann::json pallas_calls = nlohmann::json::array();  // the tracer's view of grids and blocks
   nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
   nlohmann::json precision;                               // the kernels' precisions (module analysis)
   nlohmann::json trust = nlohmann::json::object();        // tracer sandbox, what was analysed, analysis
-  nlohmann::json compiler = nlohmann::json::object();    // Triton IR, PTX, SASS, summary (record.artifacts)
-  std::vector<std::string> task_modules_loaded;          // task files the tracer saw a user candidate import
-  nlohmann::json filters = nlohmann::json::object();     // robustness filters by name
+  nlohmann::json compiler = nlohmann::json::object();     // Triton IR, PTX, SASS, summary (record.artifacts)
+  std::vector<std::string> task_modules_loaded;           // task files the tracer saw a user candidate import
+  nlohmann::json filters = nlohmann::json::object();      // robustness filters by name
   std::optional<bool> robustness_passed;
   std::optional<double> lower_s, compile_s;
   nlohmann::json memory = nlohmann::json::object();

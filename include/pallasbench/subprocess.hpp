@@ -34,7 +34,7 @@ public:
   struct options {
     std::vector<std::string> argv;
     std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) ours
-    std::filesystem::path cwd;                              // ignored when sandboxed (its own empty folder)
+    std::filesystem::path cwd;                             // ignored when sandboxed (its own empty folder)
     std::size_t stderr_tail_bytes = 64 * 1024;
     bool inherit_env = true;                // false: exactly `env` (a scrubbed environment)
     std::optional<sandbox_policy> sandbox;  // set: start in a sandbox (sandbox.hpp)

@@ -57,7 +57,7 @@ struct worker_options {
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
   // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
   std::vector<std::string> command;
-  std::string role = "reference";  // reference | executor | tracer (python/pallasbench/<role>.py)
+  std::string role = "reference";      // reference | executor | tracer (python/pallasbench/<role>.py)
   std::vector<std::string> arguments;  // after `-m pallasbench.<role>`
   // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
   // GPU hidden (sandbox.hpp).

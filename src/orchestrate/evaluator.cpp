@@ -58,70 +58,6 @@ void mark_filters_not_run(task_result& result) {
 
 }  // namespace
 
-worker_options worker_pool::role_options(const std::string& role, bool suite) const {
-  worker_options o = m_options;
-  o.role = role;
-  if (role != "tracer" || !o.command.empty()) return o;
-  if (suite) o.arguments = {"--suite"};
-  // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
-  // trusted reference process reports them), nothing else; it writes only its private /tmp.
-  sandbox_policy policy;
-  policy.readable = {o.project_root / "python", o.project_root / "tasks", "/usr", "/lib", "/lib64", "/lib32",
-                     "/bin", "/sbin", "/proc", "/sys", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-                     "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/alternatives",
-                     "/etc/os-release"};
-  if (const auto venv = o.python.parent_path().parent_path(); std::filesystem::exists(venv / "pyvenv.cfg"))
-    policy.readable.push_back(venv);
-  for (const auto& p : o.python_paths) policy.readable.push_back(p);
-  policy.cpu_seconds = static_cast<std::uint64_t>(std::max(60.0, 4 * std::chrono::duration<double>(o.startup_timeout).count()));
-  o.sandbox = policy;
-  return o;
-}
-
-worker& worker_pool::reference() {
-  if (!m_reference) {
-    m_reference = std::make_unique<worker>(role_options("reference"));
-    // The tracer's sandbox opens the interpreter's import folders only: ask the trusted side.
-    for (const auto& p : m_reference->hello().value("python_paths", std::vector<std::string>{}))
-      m_options.python_paths.emplace_back(p);
-  }
-  return *m_reference;
-}
-
-worker& worker_pool::executor() {
-  if (!m_executor) m_executor = std::make_unique<worker>(role_options("executor"));
-  return *m_executor;
-}
-
-std::unique_ptr<worker> worker_pool::take_tracer() {
-  (void)reference();  // the sandbox needs its python_paths
-  return m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
-}
-
-worker& worker_pool::suite_tracer() {
-  (void)reference();
-  if (!m_suite_tracer) m_suite_tracer = std::make_unique<worker>(role_options("tracer", true));
-  return *m_suite_tracer;
-}
-
-void worker_pool::prestart(const std::string& candidate_kind) {
-  (void)reference();
-  (void)executor();
-  if (candidate_kind == "suite")
-    (void)suite_tracer();
-  else if (!m_spare_tracer)
-    m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
-}
-
-void worker_pool::clear_stderr_tails() {
-  if (m_reference) m_reference->clear_stderr_tail();
-  if (m_executor) m_executor->clear_stderr_tail();
-}
-
-void worker_pool::discard_reference() { m_reference.reset(); }
-void worker_pool::discard_executor() { m_executor.reset(); }
-void worker_pool::discard_suite_tracer() { m_suite_tracer.reset(); }
-
 evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
                      json environment, std::optional<std::string> project_sha, std::string run_id)
     : m_pool(pool),
@@ -204,7 +140,7 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
 }
 
 json evaluator::call_tracer(task_result& result, worker& tracer, const json& request,
-                           std::chrono::steady_clock::time_point t0) {
+                            std::chrono::steady_clock::time_point t0) {
   if (tracer.sandbox()) result.trust["tracer_sandbox"] = tracer.sandbox()->to_json();
   (void)tracer.hello();  // a prestarted tracer may still be starting: its wait is part of the cost
   result.trust["phase_s"]["tracer_ready"] = seconds_since(t0);
@@ -249,14 +185,16 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
   result.trust["module_analysis"] = m_analysis->to_json();
   // Foreign custom calls (host callbacks, other libraries' kernels) never reach the compiler.
   if (!m_analysis->refused_custom_calls.empty())
-    throw refused_module(fmt::format("refused before compiling: custom call '{}' (host callbacks and foreign "
-                                     "kernels are refused)",
-                                     m_analysis->refused_custom_calls.front()));
+    throw refused_module(
+        fmt::format("refused before compiling: custom call '{}' (host callbacks and foreign "
+                    "kernels are refused)",
+                    m_analysis->refused_custom_calls.front()));
 }
 
 void evaluator::compile(task_result& result, const task_info& task) {
   m_phase = "compile";
-  json request = {{"cmd", "compile"}, {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
+  json request = {{"cmd", "compile"},
+                  {"artifacts", {{"mode", m_artifacts.mode}, {"pass_trail", m_artifacts.pass_trail}}}};
   if (m_artifacts.mode != "none") request["artifacts"]["dir"] = m_scratch.fresh(task.name + "/compiler").string();
   const auto reply = m_pool.executor().call(request, timeout());
   result.lower_s = reply.value("lower_s", 0.0);

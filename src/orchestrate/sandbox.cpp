@@ -74,9 +74,16 @@ enum step : unsigned {
   step_exec,
   step_count
 };
-constexpr std::array<const char*, step_count> k_step_names = {
-    "closing inherited file descriptors", "user namespace id maps", "private mount propagation",
-    "private /tmp and /dev/shm", "private /proc", "working folder", "rlimits", "no_new_privs", "Landlock", "exec"};
+constexpr std::array<const char*, step_count> k_step_names = {"closing inherited file descriptors",
+                                                              "user namespace id maps",
+                                                              "private mount propagation",
+                                                              "private /tmp and /dev/shm",
+                                                              "private /proc",
+                                                              "working folder",
+                                                              "rlimits",
+                                                              "no_new_privs",
+                                                              "Landlock",
+                                                              "exec"};
 
 // Written by the child into the status pipe before exec (no allocation after clone).
 struct child_status {
@@ -199,7 +206,8 @@ int child_main(void* arg) {
     }
     mark(status, step_masks, masked);
     private_tmp = masked;
-    mark(status, step_proc, is_private && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0);
+    mark(status, step_proc,
+         is_private && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0);
   }
   mark(status, step_workdir, (::mkdir(plan.workdir, 0700) == 0 || errno == EEXIST) && ::chdir(plan.workdir) == 0);
   mark(status, step_rlimits, set_rlimits(*plan.policy));

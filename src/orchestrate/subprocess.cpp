@@ -91,8 +91,7 @@ std::string exit_status::describe() const {
 
 void child_process::spawn_sandboxed(const options& opts) {
   pipe_pair in, out, err;
-  detail::sandbox_spawn spawn{opts.argv, merged_environment(opts.env, opts.inherit_env), in.read, out.write,
-                              err.write};
+  detail::sandbox_spawn spawn{opts.argv, merged_environment(opts.env, opts.inherit_env), in.read, out.write, err.write};
   spawn.argv.front() = resolve_program(spawn.argv.front());
   sandbox_report report;
   try {

@@ -92,8 +92,8 @@ TEST(Sandbox, WritesOutsideItsPrivateTmpAreRefused) {
   const auto target = std::filesystem::current_path() / "pallasbench-sandbox-probe";
   std::filesystem::remove(target);
   sandbox_report report;
-  const auto out = run_sandboxed("echo x > " + target.string() + " 2>/dev/null || echo refused; echo y > here && cat here",
-                                 &report);
+  const auto out =
+      run_sandboxed("echo x > " + target.string() + " 2>/dev/null || echo refused; echo y > here && cat here", &report);
   EXPECT_FALSE(std::filesystem::exists(target)) << out;
   EXPECT_NE(out.find("refused"), std::string::npos) << out;
   EXPECT_NE(out.find("y\n"), std::string::npos) << out;  // its own working folder is writable

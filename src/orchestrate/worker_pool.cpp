@@ -1,0 +1,89 @@
+#include "pallasbench/worker_pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+namespace pallasbench {
+
+worker_options worker_pool::role_options(const std::string& role, bool suite) const {
+  worker_options o = m_options;
+  o.role = role;
+  if (role != "tracer" || !o.command.empty()) return o;
+  if (suite) o.arguments = {"--suite"};
+  // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
+  // trusted reference process reports them), nothing else; it writes only its private /tmp.
+  sandbox_policy policy;
+  policy.readable = {o.project_root / "python",
+                     o.project_root / "tasks",
+                     "/usr",
+                     "/lib",
+                     "/lib64",
+                     "/lib32",
+                     "/bin",
+                     "/sbin",
+                     "/proc",
+                     "/sys",
+                     "/etc/ld.so.cache",
+                     "/etc/ld.so.conf",
+                     "/etc/ld.so.conf.d",
+                     "/etc/localtime",
+                     "/etc/nsswitch.conf",
+                     "/etc/passwd",
+                     "/etc/group",
+                     "/etc/alternatives",
+                     "/etc/os-release"};
+  if (const auto venv = o.python.parent_path().parent_path(); std::filesystem::exists(venv / "pyvenv.cfg"))
+    policy.readable.push_back(venv);
+  for (const auto& p : o.python_paths) policy.readable.push_back(p);
+  policy.cpu_seconds =
+      static_cast<std::uint64_t>(std::max(60.0, 4 * std::chrono::duration<double>(o.startup_timeout).count()));
+  o.sandbox = policy;
+  return o;
+}
+
+worker& worker_pool::reference() {
+  if (!m_reference) {
+    m_reference = std::make_unique<worker>(role_options("reference"));
+    // The tracer's sandbox opens the interpreter's import folders only: ask the trusted side.
+    for (const auto& p : m_reference->hello().value("python_paths", std::vector<std::string>{}))
+      m_options.python_paths.emplace_back(p);
+  }
+  return *m_reference;
+}
+
+worker& worker_pool::executor() {
+  if (!m_executor) m_executor = std::make_unique<worker>(role_options("executor"));
+  return *m_executor;
+}
+
+std::unique_ptr<worker> worker_pool::take_tracer() {
+  (void)reference();  // the sandbox needs its python_paths
+  return m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
+}
+
+worker& worker_pool::suite_tracer() {
+  (void)reference();
+  if (!m_suite_tracer) m_suite_tracer = std::make_unique<worker>(role_options("tracer", true));
+  return *m_suite_tracer;
+}
+
+void worker_pool::prestart(const std::string& candidate_kind) {
+  (void)reference();
+  (void)executor();
+  if (candidate_kind == "suite")
+    (void)suite_tracer();
+  else if (!m_spare_tracer)
+    m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+}
+
+void worker_pool::clear_stderr_tails() {
+  if (m_reference) m_reference->clear_stderr_tail();
+  if (m_executor) m_executor->clear_stderr_tail();
+}
+
+void worker_pool::discard_reference() { m_reference.reset(); }
+void worker_pool::discard_executor() { m_executor.reset(); }
+void worker_pool::discard_suite_tracer() { m_suite_tracer.reset(); }
+
+}  // namespace pallasbench
