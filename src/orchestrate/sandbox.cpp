@@ -11,10 +11,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -95,6 +97,8 @@ struct child_status {
 struct child_plan {
   std::vector<char*> argv, envp;
   std::vector<const char*> readable, masked;
+  // Readable trees under a masked folder (a checkout in /tmp): bound back into the private tmpfs.
+  std::vector<const char*> rebound;
   const char* workdir = nullptr;
   std::string uid_map, gid_map;
   bool user_namespace = false, mount_namespace = false;
@@ -178,6 +182,56 @@ bool restrict_with_landlock(const child_plan& plan, bool private_tmp) {
 #endif
 }
 
+// mkdir -p of `path`'s folders, into a copy on the stack (no allocation after clone).
+bool make_folders(const char* path) {
+  char buffer[4096];
+  const std::size_t n = std::strlen(path);
+  if (n + 1 > sizeof buffer) return false;
+  std::memcpy(buffer, path, n + 1);
+  for (std::size_t i = 1; i <= n; ++i) {
+    if (buffer[i] != '/' && buffer[i] != '\0') continue;
+    const char saved = buffer[i];
+    buffer[i] = '\0';
+    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return false;
+    buffer[i] = saved;
+  }
+  return true;
+}
+
+// "/proc/self/fd/N" for `fd`, without allocation.
+void fd_path(int fd, char (&out)[32]) {
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + fd % 10);
+    fd /= 10;
+  } while (fd > 0 && count < 11);
+  std::memcpy(out, "/proc/self/fd/", 14);
+  for (int i = 0; i < count; ++i) out[14 + i] = digits[count - 1 - i];
+  out[14 + count] = '\0';
+}
+
+// Masks each folder with an empty tmpfs, binding back the readable trees that lie under one.
+bool mask_folders(const child_plan& plan) {
+  std::array<int, 16> held{};
+  const std::size_t rebound = std::min(plan.rebound.size(), held.size());
+  for (std::size_t i = 0; i < rebound; ++i) held[i] = ::open(plan.rebound[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+  bool ok = rebound == plan.rebound.size();
+  for (const char* path : plan.masked) {
+    struct stat st {};
+    if (ok && ::stat(path, &st) == 0)
+      ok = ::mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=2g") == 0;
+  }
+  for (std::size_t i = 0; i < rebound; ++i) {
+    char source[32];
+    fd_path(held[i], source);
+    ok = ok && held[i] >= 0 && make_folders(plan.rebound[i]) &&
+         ::mount(source, plan.rebound[i], nullptr, MS_BIND | MS_REC, nullptr) == 0;
+    if (held[i] >= 0) ::close(held[i]);
+  }
+  return ok;
+}
+
 // The child, between clone and exec: system calls only, on memory the parent prepared.
 int child_main(void* arg) {
   const auto& plan = *static_cast<const child_plan*>(arg);
@@ -198,12 +252,7 @@ int child_main(void* arg) {
   if (plan.mount_namespace) {
     const bool is_private = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
     mark(status, step_mount_private, is_private);
-    bool masked = is_private;
-    for (const char* path : plan.masked) {
-      struct stat st {};
-      if (!masked || ::stat(path, &st) != 0) continue;
-      masked = ::mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=2g") == 0;
-    }
+    const bool masked = is_private && mask_folders(plan);
     mark(status, step_masks, masked);
     private_tmp = masked;
     mark(status, step_proc,
@@ -290,6 +339,13 @@ pid_t spawn_sandboxed(const sandbox_spawn& spawn, const sandbox_policy& policy, 
   for (const auto& p : policy.masked) masked.push_back(p.string());
   for (const auto& s : readable) plan.readable.push_back(s.c_str());
   for (const auto& s : masked) plan.masked.push_back(s.c_str());
+  std::vector<std::string> rebound;
+  for (const auto& r : readable)
+    for (const auto& m : masked)
+      if (r.size() > m.size() && r.compare(0, m.size(), m) == 0 && r[m.size()] == '/' &&
+          std::filesystem::is_directory(r))
+        rebound.push_back(r);
+  for (const auto& s : rebound) plan.rebound.push_back(s.c_str());
   const std::string workdir = workdir_name(policy.workdir);
   plan.workdir = workdir.c_str();
   plan.uid_map = fmt::format("0 {} 1\n", ::getuid());

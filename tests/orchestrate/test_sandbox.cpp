@@ -100,6 +100,31 @@ TEST(Sandbox, WritesOutsideItsPrivateTmpAreRefused) {
   std::filesystem::remove(target);
 }
 
+// A checkout under /tmp (as CI's clone can be) stays readable inside the private /tmp; its
+// neighbours do not exist there.
+TEST(Sandbox, ReadableTreesUnderAMaskedFolderAreBoundBack) {
+  const auto tree = std::filesystem::temp_directory_path() / "pallasbench-sandbox-tree";
+  const auto secret = std::filesystem::temp_directory_path() / "pallasbench-sandbox-secret";
+  std::filesystem::create_directories(tree / "python");
+  std::ofstream(tree / "python" / "module.py") << "visible";
+  std::ofstream(secret) << "hidden";
+  child_process::options o;
+  o.argv = {"/bin/sh", "-c", "cat " + (tree / "python" / "module.py").string() + "; cat " + secret.string() + " 2>&1"};
+  o.env = {{"PATH", "/usr/bin:/bin"}};
+  o.inherit_env = false;
+  o.sandbox = shell_policy();
+  o.sandbox->readable.push_back(tree / "python");
+  child_process child(o);
+  const auto report = *child.sandbox();
+  std::string out, line;
+  while (child.read_line(line, 20s) == child_process::read_status::line) out += line + "\n";
+  std::filesystem::remove_all(tree);
+  std::filesystem::remove(secret);
+  EXPECT_TRUE(report.private_tmp) << report.to_json().dump();
+  EXPECT_EQ(out.rfind("visible", 0), 0u) << out;
+  EXPECT_EQ(out.find("hidden"), std::string::npos) << out;
+}
+
 TEST(Sandbox, HasNoNetworkButLoopback) {
   sandbox_report report;
   // /proc/net/dev lists the interfaces of the reader's network namespace.
