@@ -25,6 +25,9 @@ public:
   worker& suite_tracer();
   // Starts the executor and the tracer the run will need now, without waiting for greetings.
   void prestart(const std::string& candidate_kind);
+  // While true, taking a user candidate's tracer starts the next one's: its JAX start overlaps
+  // the evaluation of the one taken.
+  void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
   void discard_reference();
   void discard_executor();
   void discard_suite_tracer();
@@ -37,6 +40,7 @@ private:
 
   worker_options m_options;
   std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
+  bool m_keep_spare = false;
 };
 
 }  // namespace pallasbench

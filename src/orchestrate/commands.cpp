@@ -255,7 +255,7 @@ int eval_command(const eval_options& options) {
     const auto& facts = s.candidates.value(paths[i], json::object());
     const candidate_spec spec{"user", paths[i], facts.value("sha256", ""), facts.value("source", ""),
                               facts.value("bundled_source", "")};
-    if (i + 1 < paths.size()) s.pool->prestart("user");  // the next candidate's tracer starts meanwhile
+    s.pool->keep_spare_tracer(i + 1 < paths.size());  // the next candidate's tracer starts meanwhile
     auto outcome = r.run(
         tasks, [&](const task_info&) { return spec; }, config);
     for (auto& row : outcome.rows) all.rows.push_back(std::move(row));

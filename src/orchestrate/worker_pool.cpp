@@ -59,7 +59,9 @@ worker& worker_pool::executor() {
 
 std::unique_ptr<worker> worker_pool::take_tracer() {
   (void)reference();  // the sandbox needs its python_paths
-  return m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
+  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
+  if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+  return tracer;
 }
 
 worker& worker_pool::suite_tracer() {
