@@ -74,47 +74,6 @@ def _avals(atoms) -> list[dict]:
     return out
 
 
-def _contracted_size(eqn) -> int:
-    """Product of the contracted dimensions of a dot_general (1 for anything else)."""
-    dims = eqn.params.get("dimension_numbers")
-    if eqn.primitive.name != "dot_general" or not dims:
-        return 1
-    (lhs_contract, _), _ = dims
-    shape = eqn.invars[0].aval.shape
-    size = 1
-    for d in lhs_contract:
-        size *= int(shape[d])
-    return size
-
-
-def equation_graph(closed_jaxpr) -> list[dict]:
-    """Every equation as data for the harness's source analysis.
-
-    Each entry: primitive, inside_pallas, multiplier (how many times the equation runs: the
-    product of the grids of the pallas_calls around it), inputs/outputs (shape, dtype), and the
-    contracted size of dot_general equations.
-    """
-    graph = []
-
-    def walk(jaxpr, inside, multiplier):
-        for eqn in jaxpr.eqns:
-            name = eqn.primitive.name
-            graph.append({"primitive": name, "inside_pallas": inside, "multiplier": multiplier,
-                          "inputs": _avals(eqn.invars), "outputs": _avals(eqn.outvars),
-                          "contracted": _contracted_size(eqn)})
-            is_pallas = name in PALLAS_PRIMITIVES
-            grid = 1
-            if is_pallas:
-                for g in getattr(eqn.params.get("grid_mapping"), "grid", ()):
-                    grid *= int(g) if isinstance(g, int) else 1
-            for value in eqn.params.values():
-                for sub in _sub_jaxprs(value):
-                    walk(sub, inside or is_pallas, multiplier * grid)
-
-    walk(closed_jaxpr.jaxpr, False, 1)
-    return graph
-
-
 def traced_files(closed_jaxpr) -> set[str]:
     """Source files of the Python frames that produced the jaxpr's equations."""
     files = set()
