@@ -24,6 +24,13 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
       ->capture_default_str();
   cmd->add_option("--out", flags.out, "folder for records.jsonl (run: default results/<UTC timestamp>)");
   cmd->add_option("--seeds", flags.seeds, "input seeds checked (fresh inputs each; at least 3)")->capture_default_str();
+  cmd->add_option("--seed", flags.seed,
+                  "every evaluation's seed, to reproduce a record (its `seed`); default: a fresh one from OS "
+                  "entropy per evaluation. A known seed makes the inputs predictable: never rank with it");
+  cmd->add_option("--ceilings", flags.ceilings_file,
+                  "device ceilings for the roofline floor and figures (JSON: copy.gbps, matmul_*.tflops, l2_bytes; "
+                  "a record's environment.gpu.ceilings), instead of measuring them")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--timeout", flags.timeout_s, "seconds allowed to each phase (load+compile, each run, timing)")
       ->capture_default_str();
   cmd->add_flag("--resume", flags.resume, "skip tasks already recorded in --out with the same configuration");

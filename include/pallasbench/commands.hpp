@@ -1,6 +1,7 @@
 // The CLI's commands; main.cpp only parses flags into these options.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,8 @@ struct evaluation_flags {
   std::string device = "auto";
   std::string out;
   int seeds = 3;
+  std::optional<std::uint64_t> seed;  // --seed: reproduce; none: OS entropy per evaluation
+  std::string ceilings_file;          // --ceilings: the floor's ceilings from a file
   double timeout_s = 300;
   bool resume = false;
   bool timing = true;

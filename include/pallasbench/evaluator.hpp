@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +14,9 @@
 #include "pallasbench/npy.hpp"
 #include "pallasbench/paths.hpp"
 #include "pallasbench/record.hpp"
+#include "pallasbench/seeds.hpp"
 #include "pallasbench/stopping.hpp"
+#include "pallasbench/timing_checks.hpp"
 #include "pallasbench/worker_pool.hpp"
 
 namespace pallasbench {
@@ -38,6 +41,10 @@ struct timing_options {
   int warmup = 3;
   stdrel_options stopping;      // applied to the kernel and to the XLA reference alike
   double batch_seconds = 0.05;  // samples asked of a worker at once, in time
+  // The ceilings the roofline floor divides by (measured this run, or a --ceilings file); without
+  // them the floor is not applied, for the reason given.
+  std::optional<device_ceilings> ceilings;
+  std::string no_ceilings_reason = "no measured ceilings";
 };
 
 class evaluator {
@@ -65,9 +72,10 @@ private:
   // What the checks keep for the robustness filters: each seed's output and reference.
   struct evidence {
     std::vector<std::pair<npy_array, npy_array>> seeds;  // (output, reference)
-    nlohmann::json last_inputs;
   };
   void check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate, evidence& kept);
+  // The task's stress cases, each on its own seed, against the float64 reference.
+  void check_stress(task_result& result, const task_info& task);
   void check_robustness(task_result& result, const task_info& task, evidence& kept);
   // Maps and unlinks the reference output, runs the candidate on the reply's inputs (twice when
   // `second_output` is given) and maps the first output: (reference, output).
@@ -80,7 +88,15 @@ private:
   void finish_artifacts(task_result& result);
   // The source_analysis filter on its own, for a module refused before it ran.
   void record_source_analysis(task_result& result) const;
-  void time_kernel(task_result& result, const task_info& task, const nlohmann::json& inputs);
+  // Timing (evaluator_timing.cpp): on an input set of its own; every batch's last output is
+  // rechecked, then every sample must hold a launch of the module's kernels and none may beat
+  // the roofline floor.
+  void time_kernel(task_result& result, const task_info& task);
+  void recheck_timed_output(const std::filesystem::path& output, const npy_array& reference, const task_info& task,
+                            nlohmann::json& recheck) const;
+  void check_timing(task_result& result, const task_info& task, const npy_array& reference,
+                    const std::vector<std::vector<kernel_launch>>& launches, std::span<const double> kernel_us,
+                    std::span<const double> reference_us);
   // The next timing request of one side: a batch sized to ~batch_seconds of host time from what
   // a sample has cost so far.
   nlohmann::json batch_request(nlohmann::json request, double typical_cost_us, bool warm) const;
@@ -92,6 +108,8 @@ private:
   timing_options m_timing;
   artifact_options m_artifacts;
   std::optional<module_analysis> m_analysis;  // of the loaded candidate's module
+  std::vector<module_kernel> m_module_kernels;  // the loaded module's kernels (launch check)
+  std::optional<seed_plan> m_seeds;             // this evaluation's
   nlohmann::json m_pending_artifacts;         // load's artifacts while their SASS is still being made
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;

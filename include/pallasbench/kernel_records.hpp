@@ -1,6 +1,7 @@
 // Device activity records (CUPTI) grouped into timing samples.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -15,6 +16,8 @@ struct activity_record {
   activity_kind kind = activity_kind::kernel;
   std::string name;
   std::uint64_t start_ns = 0, end_ns = 0;
+  std::array<std::int64_t, 3> grid{};  // kernels: the launch's grid
+  std::int64_t threads = 0;            // kernels: threads per block
 };
 
 // A host-side window on the same clock: a sample's boundaries (the worker marks them around a
@@ -29,6 +32,7 @@ struct device_sample {
   std::size_t activities = 0;
   std::map<std::string, int> kernels;       // name -> launches in this sample
   std::map<std::string, double> kernel_us;  // name -> summed duration in this sample
+  std::vector<activity_record> launches;    // the kernels, in start order (the launch check)
 };
 
 struct grouping {

@@ -16,7 +16,9 @@ namespace pallasbench {
 
 inline constexpr int k_schema_version = 1;
 
-enum class task_status { ok, incorrect, compile_error, runtime_error, timeout, crashed, harness_error };
+// timing_rejected: correct, but its timing cannot stand (a sample launched none of its kernels,
+// or beat the hardware's floor).
+enum class task_status { ok, incorrect, compile_error, runtime_error, timeout, crashed, harness_error, timing_rejected };
 
 [[nodiscard]] std::string_view status_name(task_status status);
 
@@ -41,6 +43,9 @@ struct run_config {
   std::string device = "cpu";  // resolved: "cpu" or "gpu"
   int seeds = 3;
   double timeout_s = 300;
+  // --seed S: every evaluation's seed; none: each draws its own from OS entropy. Not part of
+  // the resume key (to_json): a resumed run keeps records whatever seeds they drew.
+  std::optional<std::uint64_t> seed;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
@@ -67,6 +72,10 @@ struct timing_result {
   std::string reference_precision;
   std::optional<std::int64_t> l2_flush_bytes;
   std::optional<double> sm_clock_max_mhz;
+  nlohmann::json inputs_seed;   // the timing input set's seed (never a checked one)
+  nlohmann::json recheck;       // every batch's last output against the timing inputs' reference
+  nlohmann::json launch_check;  // launch_check::to_json
+  nlohmann::json floor;         // floor_check::to_json
 };
 
 struct task_result {
@@ -76,6 +85,7 @@ struct task_result {
   run_config config;
   candidate_info candidate;
   std::vector<std::uint64_t> seeds;
+  nlohmann::json seed;  // the evaluation's seed and where it came from (seed_plan::to_json)
   task_status status = task_status::harness_error;
   std::optional<failure_info> failure;
   std::string stderr_tail;

@@ -36,6 +36,8 @@ struct task_info {
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
+  std::vector<std::string> stress_cases;      // checked after the seeds (TASKS.md, "Stress cases")
+  std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it
   // Read by the trusted reference process, never by the process that imports the kernel.
   std::string source;            // the task file
   std::string bundled_source;    // the task file followed by the shared kernel modules it imports

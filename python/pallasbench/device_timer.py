@@ -97,18 +97,21 @@ class DeviceTimer:
 
         wall, cost = [], []
         start = time.perf_counter()
-        for _ in range(count):
+        self.last_output = None
+        for i in range(count):
             c0 = time.perf_counter()
             self.flush_l2()
             self._lib.pb_timer_begin_sample()
             t0 = time.perf_counter()
-            jax.block_until_ready(fn(*inputs))
+            out = jax.block_until_ready(fn(*inputs))
             t1 = time.perf_counter()
             self._lib.pb_timer_end_sample()
             wall.append((t1 - t0) * 1e6)
             cost.append((time.perf_counter() - c0) * 1e6)
-            if time.perf_counter() - start >= max_seconds:
+            if i == count - 1 or time.perf_counter() - start >= max_seconds:
+                self.last_output = out  # the batch's last timed call: the harness rechecks it
                 break
+            del out  # the next call allocates as it would without the harness keeping this one
         data = _json_from(self._lib.pb_timer_collect)
         return self._samples_reply(data, wall, cost)
 
@@ -137,6 +140,7 @@ class DeviceTimer:
             "cost_us": cost,
             "sm_clock_mhz": [s["sm_clock_mhz"] for s in samples],
             "kernels": kernels,
+            "sample_launches": [s["launches"] for s in samples],
             "outside_activities": data["outside"],
             "l2_flush_bytes": self.flush_bytes,
         }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pallasbench import ceilings, interpret, protocol, registry, sampling
+from pallasbench import ceilings, interpret, protocol, registry, sampling, stress
 from pallasbench import tasklib as tl
 from pallasbench.protocol import CommandError
 
@@ -181,11 +181,19 @@ class Reference:
         return self.reference_fns[key]
 
     def cmd_reference(self, req):
-        """Fresh inputs for one seed (one input perturbed when asked) and the reference output."""
+        """Fresh inputs for one seed (one input perturbed, or a stress case's, when asked) and
+        the reference output."""
         self._device_inputs.drop()
         module = registry.load(req["task"])
         shapes = module.SHAPES[req["size"]]
-        inputs = list(self._base_inputs(module, req["size"], req["seed"]))
+        case = req.get("stress")
+        if case is not None:
+            try:
+                inputs = stress.make_inputs(module, case, np.random.default_rng(req["seed"]), shapes)
+            except ValueError as exc:
+                raise CommandError("task_error", str(exc)) from exc
+        else:
+            inputs = list(self._base_inputs(module, req["size"], req["seed"]))
         if req.get("perturb") is not None:
             index = int(req["perturb"])
             if not 0 <= index < len(inputs):
@@ -200,18 +208,20 @@ class Reference:
                                    f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
             written.append(sampling.save(str(out_dir / f"in_{spec.name}.npy"), array) | {"name": spec.name})
         try:
-            ref = self._run_reference(module, inputs)
+            ref = self._run_reference(module, inputs, float64=case is not None)
         except Exception as exc:
             raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
         return {"inputs": written, "output": sampling.save(str(out_dir / "ref.npy"), ref)}
 
-    def _run_reference(self, module, inputs):
+    def _run_reference(self, module, inputs, float64: bool = False):
         """The correctness reference: f32 at full matmul precision, or float64 when the task
         declares REFERENCE_FLOAT64 (long f32 sums whose own rounding error is of the order of
-        the tolerance), rounded back to the f32 reference's dtype."""
+        the tolerance) and for every stress case (an offset of 1e3 or a scale of 1e3 puts the
+        f32 reference's own rounding above the tolerance), rounded back to the f32 reference's
+        dtype."""
         import jax
 
-        if not getattr(module, "REFERENCE_FLOAT64", False):
+        if not (float64 or getattr(module, "REFERENCE_FLOAT64", False)):
             return jax.block_until_ready(self._reference_fn(module, "highest")(*inputs))
         out_dtype = jax.eval_shape(module.reference, *inputs).dtype
         wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in inputs]
@@ -223,7 +233,9 @@ class Reference:
         """Timing samples of the XLA reference at the given matmul precision."""
         module = registry.load(req["task"])
         fn = self._reference_fn(module, req.get("precision", "highest"))
-        return self._sampler.timed(fn, self._device_inputs.get(req["inputs"]), req)
+        reply = self._sampler.timed(fn, self._device_inputs.get(req["inputs"]), req)
+        self._sampler.last_output = None  # the baseline's output is never checked
+        return reply
 
     def cmd_device(self, req):
         """The device timer's view of the GPU (L2 size, SM clocks, throttle reasons) and, when

@@ -13,7 +13,7 @@ from pallasbench import tasklib as tl
 
 REQUIRED = {
     "NAME": str, "LEVEL": int, "CATEGORY": str, "INPUTS": tuple, "SHAPES": dict,
-    "TOLERANCE": tl.Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool,
+    "TOLERANCE": tl.Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool, "STRESS": tl.Stress,
 }
 REQUIRED_FUNCTIONS = ("make_inputs", "reference", "kernel", "flops", "bytes_moved")
 
@@ -74,6 +74,10 @@ def validate(module: ModuleType, task: TaskFile) -> None:
     if module.LEVEL != task.level:
         raise TaskError(f"task '{task.name}': LEVEL {module.LEVEL} but file is in level{task.level}")
     names = [i.name for i in module.INPUTS]
+    try:
+        module.STRESS.check(task.name, names)
+    except ValueError as exc:
+        raise TaskError(f"{exc} ({task.path})") from exc
     for size in tl.SIZE_NAMES:
         shapes = module.SHAPES.get(size)
         if shapes is None or sorted(shapes) != sorted(names):
@@ -117,6 +121,7 @@ def describe(module: ModuleType) -> dict:
         "tolerance": module.TOLERANCE.as_dict(),
         "uses_tf32": module.USES_TF32,
         "order_dependent": module.ORDER_DEPENDENT,
+        "stress": module.STRESS.as_dict(),
         "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),

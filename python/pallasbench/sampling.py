@@ -14,6 +14,7 @@ class Sampler:
 
     def __init__(self):
         self._timer, self._timer_error = None, None
+        self.last_output = None
 
     def device_timer(self):
         """(DeviceTimer, None) on a GPU where the timer loads; else (None, why not)."""
@@ -27,12 +28,16 @@ class Sampler:
         return self._timer, self._timer_error
 
     def timed(self, fn, inputs, req) -> dict:
-        """inputs: device arrays placed once per set of files (timing comes in batches)."""
+        """inputs: device arrays placed once per set of files (timing comes in batches).
+        self.last_output is the output of the batch's last timed call."""
         warm_up(fn, inputs, int(req.get("warmup", 0)))
         timer, error = self.device_timer()
         if timer is not None:
-            return timer.sample(fn, inputs, int(req.get("max_samples", 1000)), float(req.get("max_seconds", 5.0)))
-        reply = {"timer": "wall", "samples_us": wall_samples(fn, inputs, req)}
+            reply = timer.sample(fn, inputs, int(req.get("max_samples", 1000)), float(req.get("max_seconds", 5.0)))
+            self.last_output, timer.last_output = timer.last_output, None
+            return reply
+        samples, self.last_output = wall_samples(fn, inputs, req)
+        reply = {"timer": "wall", "samples_us": samples}
         if error:
             reply["timer_error"] = error
         return reply
@@ -54,21 +59,23 @@ def warm_up(fn, inputs, minimum: int):
             return
 
 
-def wall_samples(fn, inputs, req) -> list[float]:
+def wall_samples(fn, inputs, req) -> tuple[list[float], object]:
     """Wall-clock samples of fn(*inputs) in microseconds, each ending with block_until_ready,
-    until both min_samples and min_seconds are reached, or max_samples / max_seconds end it."""
+    until both min_samples and min_seconds are reached, or max_samples / max_seconds end it;
+    and the last call's output."""
     import jax
 
     samples: list[float] = []
     start = time.perf_counter()
     while True:
         t0 = time.perf_counter()
-        jax.block_until_ready(fn(*inputs))
+        out = jax.block_until_ready(fn(*inputs))
         samples.append((time.perf_counter() - t0) * 1e6)
         elapsed = time.perf_counter() - start
         enough = len(samples) >= req.get("min_samples", 10) and elapsed >= req.get("min_seconds", 0.2)
         if enough or len(samples) >= req.get("max_samples", 1000) or elapsed >= req.get("max_seconds", 5.0):
-            return samples
+            return samples, out
+        del out
 
 
 class DeviceInputs:

@@ -376,3 +376,69 @@ def sizes(medium: dict, small: dict | None = None, large: dict | None = None) ->
         if given:
             out[name].update({k: tuple(v) for k, v in given.items()})
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Stress cases (TASKS.md, "Stress cases"): inputs beyond N(0,1) draws
+# ---------------------------------------------------------------------------------------------
+
+# Every case a task runs or skips, in the order they are checked. "distinct" is the all-distinct
+# extreme of the degenerate inputs, where the domain allows it.
+STRESS_CASES = ("tiny", "large", "offset", "degenerate", "distinct")
+
+# Reasons shared by many task files for a case they skip.
+NO_ROW_STATISTIC = ("no row statistic: TASKS.md offsets norms, softmax-class ops, losses over "
+                    "logits and attention")
+NO_DISCRETE_INPUT = "no integer or genomics input"
+NO_FLOAT_INPUT = "no free float input to scale (integer, one-hot or bounded inputs only)"
+NO_DISTINCT = "the domain has fewer values than the input has elements: all-distinct is impossible"
+
+
+@dataclass(frozen=True)
+class Stress:
+    """A task's stress cases: the ones it checks and, for each it skips, why.
+
+    run: cases checked after the seeds, each on a fresh secret seed.
+    skipped: case -> reason, for every case of STRESS_CASES not in run.
+    large_factor: the factor of the "large" case (30; exp 10; the matmul class 1e3).
+    offset_input: the input that gets the per-row constant of the "offset" case.
+    offset_axis: the axis the constant is constant along (-1: one constant per row).
+    keep: float inputs that tiny/large leave alone (say why in the task file).
+    """
+
+    run: tuple
+    skipped: dict
+    large_factor: float = 30.0
+    offset_input: str | None = None
+    offset_axis: int = -1
+    keep: tuple = ()
+
+    def check(self, task: str, input_names) -> None:
+        """Raise ValueError unless every case is run or skipped with a reason."""
+        unknown = [c for c in (*self.run, *self.skipped) if c not in STRESS_CASES]
+        if unknown:
+            raise ValueError(f"task '{task}': STRESS names unknown case(s) {unknown} "
+                             f"(known: {list(STRESS_CASES)})")
+        missing = [c for c in STRESS_CASES if c not in self.run and not self.skipped.get(c)]
+        if missing:
+            raise ValueError(f"task '{task}': STRESS neither runs nor gives a reason to skip {missing}")
+        both = [c for c in self.run if c in self.skipped]
+        if both:
+            raise ValueError(f"task '{task}': STRESS both runs and skips {both}")
+        if "offset" in self.run and self.offset_input not in input_names:
+            raise ValueError(f"task '{task}': STRESS runs 'offset' but offset_input='{self.offset_input}' is "
+                             f"not an input ({list(input_names)})")
+        bad_keep = [k for k in self.keep if k not in input_names]
+        if bad_keep:
+            raise ValueError(f"task '{task}': STRESS keep names no input: {bad_keep}")
+
+    def as_dict(self) -> dict:
+        return {"run": list(self.run), "skipped": dict(self.skipped)}
+
+
+def stress(*run: str, large_factor: float = 30.0, offset_input: str | None = None,
+           offset_axis: int = -1, keep: tuple = (), **skipped: str) -> Stress:
+    """The cases named first run; each keyword named after a case skips it, its value the reason:
+    tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC, degenerate=tl.NO_DISCRETE_INPUT,
+    distinct=tl.NO_DISCRETE_INPUT)."""
+    return Stress(tuple(run), dict(skipped), large_factor, offset_input, offset_axis, tuple(keep))

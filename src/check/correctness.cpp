@@ -25,6 +25,29 @@ seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_ar
   return outcome;
 }
 
+tolerance stress_tolerance(const tolerance& tol, const npy_array& reference, double& atol_scale) {
+  double sum_sq = 0;
+  std::size_t finite = 0;
+  visit_elements(reference, [&]<class T>(std::span<const T> values) {
+    for (const T v : values) {
+      const auto x = static_cast<double>(v);
+      if (std::isfinite(x)) {
+        sum_sq += x * x;
+        ++finite;
+      }
+    }
+  });
+  const double rms = finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
+  atol_scale = std::max(1.0, rms);
+  return {tol.atol * atol_scale, tol.rtol, tol.rel_norm};
+}
+
+bool correctness_report::seeds_passed() const {
+  return !m_seeds.empty() && std::all_of(m_seeds.begin(), m_seeds.end(), [](const seed_outcome& s) {
+    return s.against_reference.passed && s.deterministic;
+  });
+}
+
 bool correctness_report::passed() const { return !m_seeds.empty() && !first_failure(); }
 
 std::optional<std::string> correctness_report::first_failure() const {
@@ -32,6 +55,9 @@ std::optional<std::string> correctness_report::first_failure() const {
     if (!s.against_reference.passed) return fmt::format("seed {}: {}", s.seed, s.against_reference.reason);
     if (!s.deterministic) return fmt::format("seed {}: {}", s.seed, s.determinism_detail);
   }
+  for (const auto& s : m_stress)
+    if (!s.against_reference.passed)
+      return fmt::format("stress case '{}' (seed {}): {}", s.name, s.seed, s.against_reference.reason);
   return std::nullopt;
 }
 
@@ -49,25 +75,37 @@ double correctness_report::max_rel_error() const {
 
 namespace {
 nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nullptr; }
+
+nlohmann::json comparison_json(const comparison& c) {
+  return {{"passed", c.passed},
+          {"reason", c.reason},
+          {"elements", c.elements},
+          {"mismatches", c.mismatches},
+          {"unexpected_nonfinite", c.unexpected_nonfinite},
+          {"max_abs_error", finite_or_null(c.max_abs_error)},
+          {"max_rel_error", finite_or_null(c.max_rel_error)},
+          {"rel_norm_error", finite_or_null(c.rel_norm_error)}};
+}
 }  // namespace
 
 nlohmann::json correctness_report::to_json() const {
   auto seeds = nlohmann::json::array();
   for (const auto& s : m_seeds) {
-    const auto& c = s.against_reference;
-    seeds.push_back({{"seed", s.seed},
-                     {"passed", c.passed},
-                     {"reason", c.reason},
-                     {"elements", c.elements},
-                     {"mismatches", c.mismatches},
-                     {"unexpected_nonfinite", c.unexpected_nonfinite},
-                     {"max_abs_error", finite_or_null(c.max_abs_error)},
-                     {"max_rel_error", finite_or_null(c.max_rel_error)},
-                     {"rel_norm_error", finite_or_null(c.rel_norm_error)},
-                     {"deterministic", s.deterministic},
-                     {"determinism", s.determinism_detail}});
+    auto entry = comparison_json(s.against_reference);
+    entry["seed"] = s.seed;
+    entry["deterministic"] = s.deterministic;
+    entry["determinism"] = s.determinism_detail;
+    seeds.push_back(std::move(entry));
   }
-  return {{"passed", passed()}, {"seeds", seeds}};
+  auto stress = nlohmann::json::array();
+  for (const auto& s : m_stress) {
+    auto entry = comparison_json(s.against_reference);
+    entry["case"] = s.name;
+    entry["seed"] = s.seed;
+    entry["atol_scale"] = s.atol_scale;
+    stress.push_back(std::move(entry));
+  }
+  return {{"passed", passed()}, {"seeds", seeds}, {"stress", stress}, {"stress_skipped", m_stress_skipped}};
 }
 
 }  // namespace pallasbench

@@ -36,6 +36,7 @@ grouping group_by_sample(std::vector<activity_record> records, const std::vector
     if (r.kind == activity_kind::kernel) {
       ++sample.kernels[r.name];
       sample.kernel_us[r.name] += static_cast<double>(r.end_ns - r.start_ns) * 1e-3;
+      sample.launches.push_back(r);
     }
     first[index] = std::min(first[index], r.start_ns);
     last[index] = std::max(last[index], r.end_ns);

@@ -19,6 +19,7 @@
 #include "pallasbench/nvml_device.hpp"
 #include "pallasbench/paths.hpp"
 #include "pallasbench/runner.hpp"
+#include "pallasbench/seeds.hpp"
 #include "pallasbench/summary.hpp"
 
 namespace pallasbench {
@@ -106,10 +107,22 @@ void describe_gpu(session& s, bool timing) {
   if (gpu["timer"] != "cupti")
     fmt::print(std::cerr, "warning: the CUPTI timer is unavailable ({}): timing falls back to the host wall clock\n",
                gpu["timer_error"].is_string() ? gpu["timer_error"].get<std::string>() : "unknown reason");
-  if (timing && gpu["timer"] == "cupti")
+  if (s.environment.contains("ceilings_file"))
+    gpu["ceilings"] = s.environment["ceilings_file"]["ceilings"];
+  else if (timing && gpu["timer"] == "cupti")
     gpu["ceilings"] =
         ref.call({{"cmd", "device"}, {"ceilings", true}}, std::chrono::seconds(300)).value("ceilings", json(nullptr));
   s.environment["gpu"] = gpu;
+}
+
+// --ceilings FILE: the ceilings, recorded in the environment with where they came from.
+void read_ceilings_file(session& s, const std::string& file) {
+  if (file.empty()) return;
+  std::ifstream in(file);
+  const auto ceilings = json::parse(in, nullptr, false);
+  if (!ceilings.is_object() || !ceilings.contains("copy"))
+    throw usage_error(fmt::format("--ceilings {}: not a JSON object with copy.gbps (and matmul_*.tflops)", file));
+  s.environment["ceilings_file"] = {{"path", std::filesystem::absolute(file).string()}, {"ceilings", ceilings}};
 }
 
 filter_list make_filters(const selection_options& sel) {
@@ -135,18 +148,37 @@ void validate(const evaluation_flags& flags) {
   if (flags.max_noise <= 0) throw usage_error(fmt::format("--max-noise {}: must be positive", flags.max_noise));
   if (flags.timing_budget_s && *flags.timing_budget_s <= 0)
     throw usage_error(fmt::format("--timing-budget {}: must be positive", *flags.timing_budget_s));
+  if (flags.seed && *flags.seed > k_max_seed)
+    throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
 }
 
 run_config make_config(const evaluation_flags& flags, const std::string& device) {
-  return run_config{flags.size, device, flags.seeds, flags.timeout_s};
+  fmt::print(std::cerr, "{}\n",
+             flags.seed ? fmt::format("seed {} (given): every evaluation's inputs are predictable", *flags.seed)
+                        : std::string("seeds: a fresh one from OS entropy per evaluation (each record's `seed`; "
+                                      "--seed S reproduces a record)"));
+  return run_config{flags.size, device, flags.seeds, flags.timeout_s, flags.seed};
 }
 
-timing_options make_timing(const evaluation_flags& flags, const std::string& device) {
+timing_options make_timing(const evaluation_flags& flags, const session& s) {
   timing_options timing;
   timing.enabled = flags.timing;
   timing.stopping.max_noise = flags.max_noise;
   // Interpret-mode wall times mean little and never settle: a short budget keeps CPU runs quick.
-  timing.stopping.budget_s = flags.timing_budget_s.value_or(device == "gpu" ? 2.0 : 0.5);
+  timing.stopping.budget_s = flags.timing_budget_s.value_or(s.device == "gpu" ? 2.0 : 0.5);
+  const json none = nullptr;
+  const json& l2 = s.environment.contains("gpu") ? s.environment["gpu"].value("device", json::object()).value("l2_bytes", none) : none;
+  if (s.environment.contains("ceilings_file")) {
+    const auto& file = s.environment["ceilings_file"];
+    const json& ceilings = file["ceilings"];
+    timing.ceilings = device_ceilings::from_json(ceilings, ceilings.value("l2_bytes", l2), file.value("path", ""));
+    if (!timing.ceilings) throw usage_error(fmt::format("--ceilings {}: copy.gbps must be positive", file.value("path", "")));
+  } else if (s.environment.contains(json::json_pointer("/gpu/ceilings"))) {
+    timing.ceilings = device_ceilings::from_json(s.environment.at(json::json_pointer("/gpu/ceilings")), l2, "measured this run");
+  }
+  if (!timing.ceilings)
+    timing.no_ceilings_reason = s.device == "gpu" ? "no measured ceilings (no CUPTI timer, or --no-timing)"
+                                                  : "no ceilings on the CPU (interpret mode): --ceilings FILE applies given ones";
   return timing;
 }
 
@@ -201,10 +233,11 @@ int run_command(const run_options& options) {
   const auto tasks = select(s.tasks, options.selection);
   const auto path = records_path(options.flags);
   record_writer writer(path);
+  read_ceilings_file(s, options.flags.ceilings_file);
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha,
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s), s.environment, s.project_sha,
                  utc_timestamp());
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
@@ -241,10 +274,11 @@ int eval_command(const eval_options& options) {
     writer = std::make_unique<record_writer>(path);
     if (options.flags.resume) done = recorded_config_hashes(path);
   }
+  read_ceilings_file(s, options.flags.ceilings_file);
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
   const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s.device), s.environment, s.project_sha,
+  evaluator eval(*s.pool, scratch, config, make_timing(options.flags, s), s.environment, s.project_sha,
                  utc_timestamp());
   // Without --out there is no folder for artifact files: they go inline.
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,

@@ -9,30 +9,15 @@
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
 #include "pallasbench/module_analysis.hpp"
-#include "pallasbench/timing_replies.hpp"
+#include "detail/evaluator_errors.hpp"
 
 namespace pallasbench {
 namespace {
 
 using nlohmann::json;
-
-std::vector<std::string> input_paths(const json& reference_reply) {
-  std::vector<std::string> paths;
-  for (const auto& in : reference_reply.at("inputs")) paths.push_back(in.at("path").get<std::string>());
-  return paths;
-}
-
-// The module is refused before it is compiled (analysis of its StableHLO).
-class refused_module : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-// The candidate's output cannot match the reference whatever its values.
-class wrong_output : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
+using detail::input_paths;
+using detail::refused_module;
+using detail::wrong_output;
 
 // Host seconds since t0, as the harness measured them (the record's trust.phase_s).
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -94,6 +79,9 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
                                              timeout());
   result.trust["phase_s"]["load"] = seconds_since(t0);
   result.stablehlo = loaded.value("stablehlo", "");
+  // The kernels of the module that runs (on the CPU, its interpret twin has none; the CUDA
+  // lowering's are what a GPU would launch).
+  m_module_kernels = module_kernel::from_load_reply(loaded.value("kernels", json::array()));
   const auto t1 = std::chrono::steady_clock::now();
   analyse(result, task, loaded);
   result.trust["phase_s"]["analysis"] = seconds_since(t1);
@@ -232,24 +220,51 @@ void evaluator::check_seeds(task_result& result, const task_info& task, const ca
                             evidence& kept) {
   correctness_report report;
   std::filesystem::path previous_dir;
-  for (std::uint64_t seed = 0; seed < static_cast<std::uint64_t>(m_config.seeds); ++seed) {
-    const auto dir = m_scratch.fresh(fmt::format("{}/seed{}", task.name, seed));
+  for (int index = 0; index < m_config.seeds; ++index) {
+    const std::uint64_t seed = m_seeds->check(index);
+    const auto dir = m_scratch.fresh(fmt::format("{}/seed{}", task.name, index));
     // Mapped arrays outlive their files: keep scratch memory to the seed in flight.
     if (!previous_dir.empty()) std::filesystem::remove_all(previous_dir);
     previous_dir = dir;
     const auto reference_reply = make_reference(task, seed, dir);
-    if (seed == 0) load_candidate(result, task, candidate, reference_reply);
+    if (index == 0) load_candidate(result, task, candidate, reference_reply);
     auto [reference, first] = run_candidate(reference_reply, dir / "out_first.npy", dir / "out_second.npy");
     const auto second = npy_array::open(dir / "out_second.npy");
     report.add(check_seed(seed, first, second, reference, task.tol, task.order_dependent));
     result.seeds.push_back(seed);
-    kept.last_inputs = reference_reply.at("inputs");
     kept.seeds.push_back({std::move(first), std::move(reference)});
     if (!report.passed()) break;  // a failing seed is enough; more seeds only cost time
   }
+  report.set_stress_skipped(task.stress_skipped);
   result.correctness = report;
   result.status = report.passed() ? task_status::ok : task_status::incorrect;
   if (!report.passed()) result.failure = failure_info{"check", report.first_failure().value_or("failed"), ""};
+}
+
+void evaluator::check_stress(task_result& result, const task_info& task) {
+  auto& report = *result.correctness;
+  for (const auto& name : task.stress_cases) {
+    const std::uint64_t seed = m_seeds->stress(name);
+    const auto dir = m_scratch.fresh(fmt::format("{}/stress_{}", task.name, name));
+    m_phase = "reference";
+    const auto reply = m_pool.reference().call({{"cmd", "reference"},
+                                                {"task", task.name},
+                                                {"size", m_config.size},
+                                                {"seed", seed},
+                                                {"stress", name},
+                                                {"dir", dir.string()}},
+                                               timeout());
+    auto [reference, output] = run_candidate(reply, dir / "out.npy", {});
+    stress_outcome outcome{name, seed, 1, {}};
+    outcome.against_reference = compare(output, reference, stress_tolerance(task.tol, reference, outcome.atol_scale));
+    report.add(std::move(outcome));
+    std::filesystem::remove_all(dir);
+  }
+  // Every case runs (the record names each case's error); the first failure is the verdict's.
+  if (!report.passed()) {
+    result.status = task_status::incorrect;
+    result.failure = failure_info{"check", report.first_failure().value_or("failed"), ""};
+  }
 }
 
 std::pair<npy_array, npy_array> evaluator::run_candidate(const json& reference_reply,
@@ -284,7 +299,7 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
     const auto reply = m_pool.reference().call({{"cmd", "reference"},
                                                 {"task", task.name},
                                                 {"size", m_config.size},
-                                                {"seed", 0},
+                                                {"seed", result.seeds.front()},
                                                 {"perturb", i},
                                                 {"dir", dir.string()}},
                                                timeout());
@@ -313,63 +328,6 @@ void evaluator::record_source_analysis(task_result& result) const {
   result.filters["source_analysis"] = source_analysis_filter().evaluate(in).to_json();
 }
 
-void evaluator::time_kernel(task_result& result, const task_info& task, const json& inputs) {
-  std::vector<std::string> paths;
-  for (const auto& in : inputs) paths.push_back(in.at("path").get<std::string>());
-  // The speed baseline runs at the kernel's precision class: XLA's default (TF32 allowed) when
-  // the kernel uses TF32, full f32 otherwise.
-  const std::string precision = task.uses_tf32 ? "default" : "highest";
-  struct side {
-    worker& process;
-    json request;
-    std::string phase;
-    side_sampling sampling;
-    bool warm = false;
-  };
-  side kernel{m_pool.executor(), {{"cmd", "time"}, {"inputs", paths}}, "time", side_sampling(m_timing.stopping)};
-  side reference{m_pool.reference(),
-                 {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
-                 "time_reference",
-                 side_sampling(m_timing.stopping)};
-  timing_result timing;
-  timing.reference_precision = precision;
-  const json max_clock = m_environment.value(json::json_pointer("/gpu/device/sm_clock_max_mhz"), json(nullptr));
-  if (max_clock.is_number()) timing.sm_clock_max_mhz = max_clock.get<double>();
-  // Alternate batches of kernel and reference samples, so drift hits both; the stopping rule
-  // (C++) decides when each has enough.
-  while (!kernel.sampling.rule.finished() || !reference.sampling.rule.finished()) {
-    for (side* s : {&kernel, &reference}) {
-      if (s->sampling.rule.finished()) continue;
-      m_phase = s->phase;
-      const auto reply = s->process.call(batch_request(s->request, s->sampling.typical_cost_us(), s->warm), timeout());
-      s->warm = true;
-      add_timing_reply(reply, s->sampling, timing);
-      if (s == &kernel && reply.contains("peak_bytes") && reply["peak_bytes"].is_number())
-        result.peak_bytes = reply["peak_bytes"];
-    }
-  }
-  auto finish = [](side& s) {
-    const auto& rule = s.sampling.rule;
-    s.sampling.kept.series = timed_series{summarize(rule.samples()), rule.converged(), rule.state()};
-    return std::move(s.sampling.kept);
-  };
-  timing.kernel = finish(kernel);
-  timing.reference = finish(reference);
-  result.timing = std::move(timing);
-}
-
-json evaluator::batch_request(json request, double typical_cost_us, bool warm) const {
-  const int batch = batch_size(typical_cost_us, m_timing.batch_seconds, m_timing.stopping.min_samples);
-  request["warmup"] = warm ? 0 : m_timing.warmup;
-  request["min_samples"] = batch;
-  request["max_samples"] = batch;
-  request["min_seconds"] = 0;
-  // One batch may take at most the batch's share of time (device-timed samples cost far more host
-  // time than they measure: flush, dispatch, synchronisation).
-  request["max_seconds"] = std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2));
-  return request;
-}
-
 task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {
   task_result result;
   result.run_id = m_run_id;
@@ -385,16 +343,20 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   if (!user) result.candidate.reference_source = task.reference_source;
   result.environment = m_environment;
   m_analysis.reset();
+  m_module_kernels.clear();
+  m_seeds = seed_plan::for_evaluation(m_config.seed);
+  result.seed = m_seeds->to_json();
   result.project_sha = m_project_sha;
   m_pool.clear_stderr_tails();
   const auto task_dir = m_scratch.fresh(task.name);
   try {
     evidence kept;
     check_seeds(result, task, candidate, kept);
+    if (result.status == task_status::ok) check_stress(result, task);
     if (result.status == task_status::ok) {
       check_robustness(result, task, kept);
       finish_artifacts(result);  // before timing: the capture compile and tools must not compete with the samples
-      if (m_timing.enabled) time_kernel(result, task, kept.last_inputs);
+      if (m_timing.enabled) time_kernel(result, task);
     }
   } catch (const command_failed& e) {
     result.status = status_for(e.kind());

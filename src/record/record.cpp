@@ -111,6 +111,10 @@ json timing_json(const task_result& r) {
   j["reference_kernels"] = t.timer == "cupti" && t.reference ? kernels_json(t.reference->kernels) : json(nullptr);
   j["sm_clock_mhz"] = clock_json(t.kernel, t.sm_clock_max_mhz);
   j["throttled_samples"] = j["sm_clock_mhz"].is_object() ? j["sm_clock_mhz"]["throttled_samples"] : json(nullptr);
+  j["inputs_seed"] = t.inputs_seed;
+  j["recheck"] = t.recheck;
+  j["launch_check"] = t.launch_check;
+  j["floor"] = t.floor;
   return j;
 }
 
@@ -244,6 +248,8 @@ std::string_view status_name(task_status status) {
       return "crashed";
     case task_status::harness_error:
       return "harness_error";
+    case task_status::timing_rejected:
+      return "timing_rejected";
   }
   return "harness_error";
 }
@@ -317,6 +323,7 @@ json to_record(const task_result& r) {
       {"order_dependent", r.task.order_dependent},
       {"reference_precision", r.task.reference_float64 ? "float64" : "float32 (matmul precision highest)"},
       {"seeds", r.seeds},
+      {"seed", r.seed.is_null() ? json(nullptr) : r.seed},
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},
       {"environment", r.environment},
       {"pallas_calls", r.pallas_calls},

@@ -20,6 +20,10 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.uses_tf32 = j.value("uses_tf32", false);
   t.order_dependent = j.value("order_dependent", false);
   t.integer_ops = j.value("integer_ops", false);
+  if (j.contains("stress") && j["stress"].is_object()) {
+    t.stress_cases = j["stress"].value("run", std::vector<std::string>{});
+    t.stress_skipped = j["stress"].value("skipped", std::map<std::string, std::string>{});
+  }
   t.reference_float64 = j.value("reference_float64", false);
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});

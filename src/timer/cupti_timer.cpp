@@ -88,7 +88,9 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        found.push_back({activity_kind::kernel, k->name ? k->name : "?", k->start, k->end});
+        found.push_back({activity_kind::kernel, k->name ? k->name : "?", k->start, k->end,
+                         {k->gridX, k->gridY, k->gridZ},
+                         static_cast<std::int64_t>(k->blockX) * k->blockY * k->blockZ});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -128,6 +130,13 @@ nlohmann::json l2_bytes() {
     bytes = value;
   dlclose(cuda);
   return bytes;
+}
+
+// [name, grid x, y, z, threads per block] per kernel launch of a sample.
+nlohmann::json launches_json(const pallasbench::device_sample& sample) {
+  auto out = nlohmann::json::array();
+  for (const auto& l : sample.launches) out.push_back({l.name, l.grid[0], l.grid[1], l.grid[2], l.threads});
+  return out;
 }
 
 nlohmann::json optional_json(const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
@@ -242,6 +251,7 @@ std::size_t pb_timer_collect(char* out, std::size_t cap) {
                        {"activities", sample.activities},
                        {"kernels", sample.kernels},
                        {"kernel_us", sample.kernel_us},
+                       {"launches", launches_json(sample)},
                        {"sm_clock_mhz", i < s.window_clocks.size() ? s.window_clocks[i] : nlohmann::json(nullptr)}});
   }
   const std::string text =

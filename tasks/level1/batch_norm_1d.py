@@ -6,6 +6,12 @@ tiles, merging per-tile centred moments (mean, M2) with Chan's formula: two-pass
 one read. The second streams (256, 64) tiles of x, merges the strip's partial moments in
 registers and writes gamma * (x - mean) * rsqrt(var + eps) + beta. Ragged edges are masked.
 No dot, no TF32.
+
+Pivot-shifted sums: each column is summed as s = x - p, p its first row x[0] (exact while x
+is within a factor of two of p, Sterbenz); the partial means are means of s, and the output is
+(x - p - mean(s)) * scale + beta. An offset of 1e3 then leaves the mean exact to f32 rounding
+of O(1) values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every output. Both calls
+read the strip's pivot row (one (1, 64) load per program, one pivot for all chunks).
 """
 
 import functools
@@ -26,6 +32,9 @@ SHAPES = tl.sizes(medium={"x": (4096, 1024), "gamma": (1024,), "beta": (1024,)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Stress: the statistics run over axis 0, so the offset is one constant per column.
+STRESS = tl.stress("tiny", "large", "offset", offset_input="x", offset_axis=0,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Elements one program loads at once: the shared block budget (8K float32, 8 warps).
@@ -66,13 +75,14 @@ def _cols_mask(shape, col0, cols):
     return col0 + lax.broadcasted_iota(jnp.int32, shape, len(shape) - 1) < cols
 
 
-def _stats_body(x_ref, mean_ref, m2_ref, *, rows, cols, tile_rows):
-    """Mean and M2 (sum of squared deviations) of one chunk of rows of a column strip."""
+def _stats_body(x_ref, p_ref, mean_ref, m2_ref, *, rows, cols, tile_rows):
+    """Mean of x - p and M2 (sum of squared deviations) of one chunk of rows of a column strip."""
     chunk, bc = x_ref.shape
     row0 = pl.program_id(0) * chunk
     col0 = pl.program_id(1) * bc
     full_rows = rows % chunk == 0  # static: every tile of every chunk is full
     exact = full_rows and cols % bc == 0
+    p = _masked_load(p_ref, 0, rows, col0, cols, cols % bc == 0)  # (1, bc) pivot row x[0]
 
     def tile_moments(t):
         tile = x_ref if tile_rows == chunk else x_ref.at[pl.ds(t * tile_rows, tile_rows), :]
@@ -80,13 +90,15 @@ def _stats_body(x_ref, mean_ref, m2_ref, *, rows, cols, tile_rows):
         x = _masked_load(tile, start, rows, col0, cols, exact)
         if full_rows:
             n = jnp.float32(tile_rows)
-            mean = jnp.sum(x, axis=0, keepdims=True) * (1.0 / tile_rows)
-            d = x - mean
+            s = x - p
+            mean = jnp.sum(s, axis=0, keepdims=True) * (1.0 / tile_rows)
+            d = s - mean
         else:
             n = jnp.clip(rows - start, 0, tile_rows).astype(jnp.float32)
-            mean = jnp.sum(x, axis=0, keepdims=True) / jnp.maximum(n, 1.0)
-            r = start + lax.broadcasted_iota(jnp.int32, x.shape, 0)
-            d = jnp.where(r < rows, x - mean, 0.0)  # padding rows stay out of M2
+            inside = start + lax.broadcasted_iota(jnp.int32, x.shape, 0) < rows
+            s = jnp.where(inside, x - p, 0.0)  # padding rows read 0: 0 - p stays out of the sum
+            mean = jnp.sum(s, axis=0, keepdims=True) / jnp.maximum(n, 1.0)
+            d = jnp.where(inside, s - mean, 0.0)  # padding rows stay out of M2
         return n, mean, jnp.sum(d * d, axis=0, keepdims=True)
 
     def merge(t, acc):
@@ -110,8 +122,10 @@ def _stats_body(x_ref, mean_ref, m2_ref, *, rows, cols, tile_rows):
         pltriton.store(m2_ref, m2, mask=mask)
 
 
-def _normalize_body(x_ref, mean_ref, m2_ref, g_ref, b_ref, o_ref, *, rows, cols, parts, chunk):
-    """Merge the strip's partial moments, then gamma * (x - mean) * rsqrt(var + eps) + beta."""
+def _normalize_body(x_ref, p_ref, mean_ref, m2_ref, g_ref, b_ref, o_ref, *, rows, cols, parts,
+                    chunk):
+    """Merge the strip's partial moments, then gamma * (x - p - mean) * rsqrt(var + eps) + beta
+    (mean: of x - p)."""
     br, bc = x_ref.shape
     slots = mean_ref.shape[0]
     row0 = pl.program_id(0) * br
@@ -136,7 +150,8 @@ def _normalize_body(x_ref, mean_ref, m2_ref, g_ref, b_ref, o_ref, *, rows, cols,
 
     exact = rows % br == 0 and exact_cols
     x = _masked_load(x_ref, row0, rows, col0, cols, exact)
-    out = (x - mean) * scale + beta[None, :]
+    p = _masked_load(p_ref, 0, rows, col0, cols, exact_cols)
+    out = (x - p - mean) * scale + beta[None, :]
     if exact:
         o_ref[...] = out
     else:
@@ -158,15 +173,16 @@ def kernel(x, gamma, beta):
 
     moments = jax.ShapeDtypeStruct((parts, cols), jnp.float32)
     part_spec = pl.BlockSpec((1, bc), lambda i, j: (i, j))
+    pivot = pl.BlockSpec((1, bc), lambda i, j: (0, j))  # row 0 of x: every chunk's shift
     part_mean, part_m2 = pl.pallas_call(
         functools.partial(_stats_body, rows=rows, cols=cols, tile_rows=tile_rows),
         out_shape=(moments, moments),
         grid=(parts, strips),
-        in_specs=[pl.BlockSpec((chunk, bc), lambda i, j: (i, j))],
+        in_specs=[pl.BlockSpec((chunk, bc), lambda i, j: (i, j)), pivot],
         out_specs=(part_spec, part_spec),
         compiler_params=tl.triton_params(num_warps=8 if tile_rows * bc >= TILE else 4,
                                          num_stages=1),
-    )(x)
+    )(x, x)
 
     br = min(tl.next_pow2(rows), OUT_ROWS)
     all_parts = pl.BlockSpec((tl.next_pow2(parts), bc), lambda i, j: (0, j))
@@ -176,16 +192,17 @@ def kernel(x, gamma, beta):
         functools.partial(_normalize_body, rows=rows, cols=cols, parts=parts, chunk=chunk),
         out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
         grid=(tl.cdiv(rows, br), strips),
-        in_specs=[tile, all_parts, all_parts, vec, vec],
+        in_specs=[tile, pivot, all_parts, all_parts, vec, vec],
         out_specs=tile,
         compiler_params=tl.triton_params(num_warps=8 if br * bc >= TILE else 4, num_stages=1),
-    )(x, part_mean, part_m2, gamma, beta)
+    )(x, x, part_mean, part_m2, gamma, beta)
 
 
 def flops(shapes):
     rows, cols = shapes["x"]
-    # statistics: sum, centre, square-accumulate (4); output: centre, scale, shift (3)
-    return 7 * rows * cols
+    # statistics: pivot shift, sum, centre, square-accumulate (5);
+    # output: pivot shift, centre, scale, shift (4)
+    return 9 * rows * cols
 
 
 def bytes_moved(shapes):

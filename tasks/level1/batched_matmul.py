@@ -25,6 +25,8 @@ SHAPES = tl.sizes(medium={"a": (8, 256, 256), "b": (8, 256, 256)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 NUM_SMS = 132  # H200: a grid smaller than this leaves SMs idle
 MIN_TILE = 32  # jnp.dot needs >= 16 per dim; 32 keeps the MMAs fed

@@ -26,6 +26,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 2048)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 # Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
 # is of the order of the tolerance, so the harness checks against a float64 reference.
 REFERENCE_FLOAT64 = True

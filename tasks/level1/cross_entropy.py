@@ -26,6 +26,8 @@ SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024,)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", "degenerate", offset_input="logits",
+                   distinct=tl.NO_DISTINCT)
 
 BLOCK_BYTES = 16 * 1024  # 4K f32 a block: 32 a thread at 4 warps, 128+ programs at MEDIUM
 

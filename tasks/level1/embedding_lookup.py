@@ -14,6 +14,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 
 NAME = "embedding_lookup"
@@ -26,6 +27,7 @@ SHAPES = tl.sizes(medium={"table": (32000, 768), "ids": (512,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
 
 BLOCK_ELEMS = 2048  # 8 KiB of output a program: 192+ programs at MEDIUM, 16 a thread
 MAX_COLS = 1024
@@ -34,6 +36,13 @@ MAX_COLS = 1024
 def make_inputs(rng, shapes):
     table = tl.normal(rng, shapes["table"])
     return table, tl.ids(rng, shapes["ids"], shapes["table"][0])
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "distinct":  # every row of the table looked up at most once
+        table, ids = inputs
+        return table, stress.distinct_ids(rng, ids.shape, table.shape[0])
+    return None
 
 
 def reference(table, ids):

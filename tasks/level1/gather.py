@@ -9,11 +9,13 @@ per-element pointer gather. Ragged edge blocks are masked. Pure data movement.
 import functools
 
 import jax
+import numpy as np
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 
 NAME = "gather"
@@ -24,6 +26,7 @@ SHAPES = tl.sizes(medium={"x": (4096, 1024), "idx": (4096, 128)})
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
 
 BLOCK_BYTES = 16 * 1024  # 4K gathered elements a program: 32 a thread at 4 warps
 
@@ -31,6 +34,14 @@ BLOCK_BYTES = 16 * 1024  # 4K gathered elements a program: 32 a thread at 4 warp
 def make_inputs(rng, shapes):
     x = tl.normal(rng, shapes["x"])
     return x, tl.ids(rng, shapes["idx"], shapes["x"][1])
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "distinct":  # each row gathers distinct columns (128 of 1024 at MEDIUM)
+        x, idx = inputs
+        cols = np.argsort(rng.random((x.shape[0], x.shape[1])), axis=1)[:, :idx.shape[1]]
+        return x, cols.astype(np.int32)
+    return None
 
 
 def reference(x, idx):

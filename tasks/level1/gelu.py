@@ -20,6 +20,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Rounded to float32 exactly as jax.nn.gelu rounds it.
 _SQRT_2_OVER_PI = float(np.float32(np.sqrt(2.0 / np.pi)))

@@ -5,6 +5,11 @@ Memory-bound: one read and one write per element. One program owns `br` whole ro
 the variance of the centred row (two-pass, as the reference), then the scaled write, all from
 one read of x. Rows wider than 8K elements stream column tiles twice (per-tile mean/M2 merged
 with Chan's formula, then the write). No dot, no TF32.
+
+Pivot-shifted sums: every row is summed as s = x - p, p its first element (exact while x is
+within a factor of two of p, Sterbenz), and written as (x - p - mean(s)) * rstd. An offset of
+1e3 then leaves the mean exact to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values
+would carry ~1e-4 into every output.
 """
 
 import functools
@@ -25,6 +30,8 @@ SHAPES = tl.sizes(medium={"x": (2048, 1024)}, small={"x": (256, 256)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="x",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Widest row tile one program holds in registers: the shared block budget (8K float32).
@@ -42,7 +49,7 @@ def reference(x):
 
 
 def _centred(x, mean, col0, cols):
-    """x - mean with padding lanes zeroed, so they stay out of the variance."""
+    """x - mean with padding lanes zeroed, so they stay out of the sums."""
     d = x - mean
     if cols % x.shape[1] == 0:
         return d
@@ -50,28 +57,39 @@ def _centred(x, mean, col0, cols):
     return jnp.where(c < cols, d, 0.0)
 
 
+def _pivot(x_ref, row0, rows, cols):
+    """(br, 1): each row's first element, the shift of its sums (rows past the array read 0)."""
+    return tl.load_tile(x_ref, row0, rows, 0, cols, 1, other=0.0)
+
+
 def _layernorm_rows(x_ref, o_ref, *, rows, cols):
     """Whole rows in registers: one read, one write."""
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
     x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)
-    mean = jnp.sum(x, axis=1, keepdims=True) / cols
-    d = _centred(x, mean, 0, cols)
+    s = _centred(x, _pivot(x_ref, row0, rows, cols), 0, cols)  # padding lanes: 0, not -p
+    mean = jnp.sum(s, axis=1, keepdims=True) / cols
+    d = _centred(s, mean, 0, cols)
     var = jnp.sum(d * d, axis=1, keepdims=True) / cols
     tl.store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
 
 
 def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
-    """Rows wider than a tile: per-tile (mean, M2) merged across tiles, then a write pass."""
+    """Rows wider than a tile: per-tile (mean, M2) merged across tiles, then a write pass.
+
+    Every tile is shifted by the same pivot, loaded once, so the merged mean is mean(x - p).
+    """
     br = x_ref.shape[0]
     row0 = pl.program_id(0) * br
+    p = _pivot(x_ref, row0, rows, cols)
 
     def stats(t, carry):
         n_a, mean_a, m2_a = carry
         x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
         n_b = jnp.minimum(width, cols - t * width).astype(jnp.float32)  # >= 1 by construction
-        mean_b = jnp.sum(x, axis=1, keepdims=True) / n_b
-        d = _centred(x, mean_b, t * width, cols)
+        s = _centred(x, p, t * width, cols)  # padding lanes: 0, not -p
+        mean_b = jnp.sum(s, axis=1, keepdims=True) / n_b
+        d = _centred(s, mean_b, t * width, cols)
         m2_b = jnp.sum(d * d, axis=1, keepdims=True)
         # Chan et al.: merging centred moments keeps the variance free of cancellation.
         n = n_a + n_b
@@ -85,7 +103,7 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
 
     def write(t, carry):
         x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
-        tl.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
+        tl.store_tile(o_ref, (x - p - mean) * rstd, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)
@@ -115,7 +133,8 @@ def kernel(x):
 
 def flops(shapes):
     rows, cols = shapes["x"]
-    return 5 * rows * cols + 2 * rows  # sum, centre, square-accumulate (2), scale; rsqrt/row
+    # pivot shift, sum, centre, square-accumulate (2), scale; rsqrt per row
+    return 6 * rows * cols + 2 * rows
 
 
 def bytes_moved(shapes):

@@ -20,6 +20,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

@@ -13,6 +13,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 
 NAME = "one_hot"
@@ -24,6 +25,7 @@ SHAPES = tl.sizes(medium={"ids": (512,)}, small={"ids": (128,)}, large={"ids": (
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC)
 
 NUM_CLASSES = 1024
 BLOCK_BYTES = 16 * 1024  # 4K outputs a program: 128 programs at MEDIUM
@@ -31,6 +33,12 @@ BLOCK_BYTES = 16 * 1024  # 4K outputs a program: 128 programs at MEDIUM
 
 def make_inputs(rng, shapes):
     return (tl.ids(rng, shapes["ids"], NUM_CLASSES),)
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "distinct":  # every class at most once (LARGE's 2048 ids: each class twice)
+        return (stress.distinct_ids(rng, inputs[0].shape, NUM_CLASSES),)
+    return None
 
 
 def reference(ids):

@@ -23,6 +23,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 2048)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Widest row tile one program reduces at once: the shared block budget (8K float32).
 TILE = tl.DEFAULT_BLOCK_BYTES // 4

@@ -24,6 +24,7 @@ SHAPES = tl.sizes(medium={"updates": (8192, 256), "idx": (8192,)})
 TOLERANCE = tl.ATOMIC_SUM
 USES_TF32 = False
 ORDER_DEPENDENT = True
+STRESS = tl.stress("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC, distinct=tl.NO_DISTINCT)
 
 NUM_ROWS = 1024  # output rows, fixed at every size
 ROWS = 8  # update rows a program: 1024 programs at MEDIUM

@@ -25,6 +25,8 @@ SHAPES = tl.sizes(medium={"x": (2048, 2048)}, small={"x": (256, 256)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="x",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Widest row tile one program holds in registers: the shared block budget (8K float32).
 TILE = tl.DEFAULT_BLOCK_BYTES // 4

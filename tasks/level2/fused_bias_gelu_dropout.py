@@ -19,6 +19,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,), "keep": (4096, 4096)}
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC,
+                   distinct="keep is a 0/1 mask: all-distinct is impossible")
 
 KEEP_PROB = 0.9
 # add, gelu (x^3: 2, *0.044715, +x, *sqrt(2/pi), tanh, +1, *0.5, *x), *keep, /0.9

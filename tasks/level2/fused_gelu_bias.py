@@ -19,6 +19,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,)})
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # add, x^3 (2), *0.044715, +x, *sqrt(2/pi), tanh, +1, *0.5, *x
 FLOPS_PER_ELEMENT = 10

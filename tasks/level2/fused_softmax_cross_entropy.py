@@ -23,6 +23,8 @@ SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024, 512)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="logits",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.
 MIN_PROGRAMS = 256

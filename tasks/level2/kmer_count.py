@@ -10,10 +10,12 @@ the per-program histograms in int32.
 import functools
 
 import jax
+import numpy as np
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 
 NAME = "kmer_count"
@@ -25,6 +27,7 @@ SHAPES = tl.sizes(medium={"seq": (4194304,)}, small={"seq": (4096,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC)
 # Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
 INTEGER_OPS = True
 
@@ -39,6 +42,13 @@ _ROWS = 64  # per-program histograms summed per pass-2 step
 
 def make_inputs(rng, shapes):
     return (tl.dna(rng, shapes["seq"]),)
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "distinct":  # a de Bruijn sequence, cycled: every 4-mer equally often
+        n = inputs[0].shape[0]
+        return (np.resize(np.roll(stress.de_bruijn(4, K), rng.integers(0, 4**K)), n),)
+    return None
 
 
 def reference(seq):

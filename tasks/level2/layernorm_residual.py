@@ -3,6 +3,10 @@
 Memory-bound: x and r are each read once and the result written once. One program owns whole
 rows (a power-of-two block, padded columns masked out of the variance), so mean, variance and
 the residual add all happen in registers. Rows per program are capped to keep >= 256 programs.
+
+Pivot-shifted sums: each row is summed as s = x - p, p its first element, and written as
+(s - mean(s)) * rstd. An offset of 1e3 then leaves the mean exact to f32 rounding of O(1)
+values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every output.
 """
 
 import functools
@@ -22,12 +26,14 @@ SHAPES = tl.sizes(medium={"x": (2048, 1024), "r": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="x",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.
 MIN_PROGRAMS = 256
-# sum, x-mean, square, sum, scale, + r
-FLOPS_PER_ELEMENT = 6
+# x-p, sum, -mean, square, sum, scale, + r
+FLOPS_PER_ELEMENT = 7
 
 
 def make_inputs(rng, shapes):
@@ -42,10 +48,14 @@ def reference(x, r):
 
 def _body(x_ref, r_ref, o_ref, *, cols):
     x = x_ref[...]
-    mean = jnp.sum(x, axis=1) / cols  # padded columns are zeros: they add nothing
-    d = x - mean[:, None]
+    s = x - x_ref[:, :1]  # pivot: each row's first element (exact near it, Sterbenz)
+    if x.shape[1] != cols:  # padded columns are zeros: 0 - p must stay out of the sums
+        inside = lax.broadcasted_iota(jnp.int32, x.shape, 1) < cols
+        s = jnp.where(inside, s, 0.0)
+    mean = jnp.sum(s, axis=1) / cols
+    d = s - mean[:, None]
     if x.shape[1] != cols:  # padded columns would add mean^2 each to the variance
-        d = jnp.where(lax.broadcasted_iota(jnp.int32, x.shape, 1) < cols, d, 0.0)
+        d = jnp.where(inside, d, 0.0)
     inv = 1.0 / jnp.sqrt(jnp.sum(d * d, axis=1) / cols + EPS)
     o_ref[...] = d * inv[:, None] + r_ref[...]
 

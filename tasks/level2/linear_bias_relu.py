@@ -22,6 +22,8 @@ SHAPES = tl.sizes(medium={"x": (1024, 1024), "w": (1024, 2048), "b": (2048,)})
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

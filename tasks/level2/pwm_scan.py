@@ -25,6 +25,9 @@ SHAPES = tl.sizes(medium={"seq": (1024, 4), "pwm": (4, 12)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = False
 ORDER_DEPENDENT = False
+# Stress: the matmul class's x1e3 (the score is a dot); seq stays one-hot.
+STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   distinct="four bases: all-distinct is impossible")
 
 _TILE = 128  # positions per program: (128, 4M <= 64) window tile, 64 floats per thread
 

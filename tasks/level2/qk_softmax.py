@@ -15,6 +15,7 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 
 NAME = "qk_softmax"
@@ -27,6 +28,11 @@ SHAPES = tl.sizes(medium={"q": (256, 64), "k": (256, 64)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+# Stress: offset shifts each score row by up to 1e3 (stress.score_offset).
+STRESS = tl.stress("tiny", "offset", offset_input="q",
+                   large="q, k x1e3 put scores at 1e6, beyond what TF32 (or f32) resolves: the softmax "
+                         "would be rounding noise; the offset case moves scores by up to 1e3 instead",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # 16 query rows per program: enough programs to spread the N*N stores over the SMs, and the
 # smallest M a tensor-core dot takes. Key tiles of 8K elements (128 keys at d=64, 64 at
@@ -38,6 +44,12 @@ SOFTMAX_FLOPS = 6
 
 def make_inputs(rng, shapes):
     return tl.normal(rng, shapes["q"]), tl.normal(rng, shapes["k"])
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "offset":
+        return stress.score_offset(rng, *inputs)
+    return None
 
 
 def reference(q, k):

@@ -22,6 +22,8 @@ SHAPES = tl.sizes(medium={"x": (2048, 1024), "r": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="x",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.

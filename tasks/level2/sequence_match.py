@@ -25,6 +25,8 @@ SHAPES = tl.sizes(medium={"seqs": (256, 4096), "pattern": (16,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
+                   distinct="four bases: all-distinct is impossible")
 # Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
 INTEGER_OPS = True
 

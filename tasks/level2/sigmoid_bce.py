@@ -19,6 +19,8 @@ SHAPES = tl.sizes(medium={"logits": (2048, 1024), "targets": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", "offset", offset_input="logits",
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # max, z*t, -, |z|, neg, exp, log1p, +
 FLOPS_PER_ELEMENT = 8

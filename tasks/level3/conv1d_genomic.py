@@ -26,6 +26,9 @@ SHAPES = tl.sizes(medium={"x": (16, 4096, 4), "w": (15, 4, 64), "b": (64,)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+# Stress: the matmul class's x1e3 (a dot per window); x stays one-hot.
+STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   distinct="four bases: all-distinct is impossible")
 
 _TILE = 128  # output positions per program: a (128, 64) x (64, 64) dot
 

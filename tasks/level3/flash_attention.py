@@ -13,6 +13,7 @@ import math
 import jax
 from jax.experimental import pallas as pl
 
+from pallasbench import stress
 from pallasbench import tasklib as tl
 from pallasbench.kernels import online_attention as ac
 
@@ -26,6 +27,11 @@ SHAPES = tl.sizes(medium={"q": (512, 64), "k": (512, 64), "v": (512, 64)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+# Stress: large scales v only: q, k x1e3 put scores at 1e6, beyond what TF32 (or f32)
+# resolves, so the softmax would be rounding noise. offset shifts each score row by up to 1e3
+# (stress.score_offset), which a kernel that skips the row max overflows on.
+STRESS = tl.stress("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Per score: scale, max, subtract, exp, sum.
 SOFTMAX_FLOPS = 5
@@ -33,6 +39,12 @@ SOFTMAX_FLOPS = 5
 
 def make_inputs(rng, shapes):
     return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
+
+
+def stress_inputs(case, rng, shapes, inputs):
+    if case == "offset":
+        return stress.score_offset(rng, *inputs)
+    return None
 
 
 def reference(q, k, v):

@@ -24,6 +24,8 @@ SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

@@ -24,6 +24,9 @@ SHAPES = tl.sizes(medium={"pair": (64, 64, 32), "mask": (64, 64)})
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
+# Stress: the matmul class's x1e3 on pair; the mask stays 0/1.
+STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                   distinct="the mask is 0/1: all-distinct is impossible")
 
 _TF32_DROP = 13  # fp32 mantissa bits a TF32 operand ignores
 

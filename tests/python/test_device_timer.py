@@ -40,11 +40,13 @@ def test_samples_without_device_work_are_refused():
 def test_samples_reply_adds_kernels_up():
     timer = device_timer.DeviceTimer.__new__(device_timer.DeviceTimer)
     timer.flush_bytes = 1 << 20
+    launches = [["k", 64, 1, 1, 128], ["k", 64, 1, 1, 128]]
     sample = {"sum_us": 5.0, "span_us": 6.0, "activities": 2, "kernels": {"k": 2}, "kernel_us": {"k": 5.0},
-              "sm_clock_mhz": 1980}
+              "sm_clock_mhz": 1980, "launches": launches}
     reply = timer._samples_reply({"samples": [sample, sample], "outside": 2, "straddling": 0},
                                  [30.0, 31.0], [90.0, 95.0])
     assert reply["timer"] == "cupti" and reply["samples_us"] == [5.0, 5.0]
+    assert reply["sample_launches"] == [launches, launches]  # each sample's own, for the launch check
     assert reply["kernels"] == {"k": {"count": 4, "total_us": 10.0}}
     assert reply["cost_us"] == [90.0, 95.0] and reply["sm_clock_mhz"] == [1980, 1980]
 
