@@ -7,7 +7,9 @@ set -uo pipefail
 size=${1:-small}
 out=${OUT:-/tmp}/adversarial
 mkdir -p "$out"
-# candidate task expected-status expected-robust
+# candidate task expected-status expected-robust [size, "-" for SIZE] [timed] [more eval flags]
+# relu_stale_output.py runs at MEDIUM: at SMALL its 1 MiB of traffic floors at ~0.25 us, below
+# any launch, so only a size whose bytes take longer than a launch can show a memo under the floor.
 cases=(
   "relu_interpret_true.py relu ok false"
   "softmax_patches_harness.py softmax ok false"
@@ -24,15 +26,22 @@ cases=(
   "softmax_jax_ops_gpu.py softmax ok true"
   "flash_attention_jax_decode_attention.py flash_attention ok true"
   "reduce_sum_two_pass.py reduce_sum ok true"
+  "relu_stale_output.py relu timing_rejected true medium timed"
+  "reduce_sum_seed_table.py reduce_sum ok true - timed"
+  "reduce_sum_timing_differs.py reduce_sum incorrect true - timed --seed 20261201"
+  "softmax_no_max.py softmax incorrect false"
+  "layernorm_naive_variance.py layernorm incorrect false"
 )
 fails=0
 for c in "${cases[@]}"; do
-  read -r file task want_status want_robust <<<"$c"
+  read -r file task want_status want_robust case_size timed extra <<<"$c"
   name=${file%.py}
+  [ -z "$case_size" ] || [ "$case_size" = - ] && case_size=$size
   timing=(--no-timing)
-  [ "$name" = relu_replay_cache ] && timing=(--timing-budget 1)
-  build/pallasbench eval --task "$task" --candidate "tests/adversarial/$file" --size "$size" --device gpu \
-    "${timing[@]}" --json >"$out/$name.json" 2>"$out/$name.log"
+  [ "$name" = relu_replay_cache ] || [ "$timed" = timed ] && timing=(--timing-budget 1)
+  # shellcheck disable=SC2086  # extra holds further flags, split on purpose
+  build/pallasbench eval --task "$task" --candidate "tests/adversarial/$file" --size "$case_size" --device gpu \
+    "${timing[@]}" $extra --json >"$out/$name.json" 2>"$out/$name.log"
   line=$(python3 - "$out/$name.json" "$want_status" "$want_robust" <<'PY'
 import json, sys
 try:
@@ -44,8 +53,13 @@ sa = r["result"]["filters"]["source_analysis"]["reason"]
 median = (r.get("timing") or {}).get("median_us")
 ok = got == (sys.argv[2], sys.argv[3])
 err = (r.get("error") or {}).get("message", "")
+t = r.get("timing") or {}
+floor = (t.get("floor") or {})
+launch = (t.get("launch_check") or {})
 print(f"{'ok  ' if ok else 'FAIL'} status={got[0]} robust={got[1]} median_us={median} "
-      f"source_analysis={sa[:160]!r} error={err[:120]!r}")
+      f"floor_us={floor.get('floor_us')} below={floor.get('samples_below')} "
+      f"launch={launch.get('by_name')}/{launch.get('by_geometry')}/{launch.get('without')} "
+      f"source_analysis={sa[:120]!r} error={err[:160]!r}")
 PY
 )
   case "$line" in FAIL*) fails=$((fails + 1)) ;; esac

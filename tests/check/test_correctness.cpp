@@ -1,5 +1,8 @@
 #include "pallasbench/correctness.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "npy_writer.hpp"
@@ -55,4 +58,54 @@ TEST(Correctness, ReportNamesFirstFailingSeed) {
 TEST(Correctness, EmptyReportDoesNotPass) { EXPECT_FALSE(correctness_report{}.passed()); }
 
 }  // namespace
+// ---- stress cases ----------------------------------------------------------------------------
+
+TEST(StressTolerance, AtolScalesWithTheReferenceRmsAboveOne) {
+  temp_dir dir;
+  const auto big = npy_array::open(write_f32(dir, "big.npy", {2}, {3e6f, -4e6f}));
+  double scale = 0;
+  const auto tol = stress_tolerance(k_tol, big, scale);
+  EXPECT_NEAR(scale, std::sqrt((9e12 + 16e12) / 2), 1);
+  EXPECT_DOUBLE_EQ(tol.atol, k_tol.atol * scale);
+  EXPECT_DOUBLE_EQ(tol.rtol, k_tol.rtol);
+  EXPECT_DOUBLE_EQ(tol.rel_norm, k_tol.rel_norm);  // the norm bound never loosens
+}
+
+TEST(StressTolerance, SmallOrNonFiniteReferencesKeepTheTasksAtol) {
+  temp_dir dir;
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto small = npy_array::open(write_f32(dir, "small.npy", {3}, {1e-3f, inf, -2e-3f}));
+  double scale = 0;
+  EXPECT_DOUBLE_EQ(stress_tolerance(k_tol, small, scale).atol, k_tol.atol);
+  EXPECT_DOUBLE_EQ(scale, 1.0);
+}
+
+TEST(CorrectnessReport, AFailedStressCaseFailsTheReportAndIsNamed) {
+  runs r({1, 2}, {1, 2}, {1, 2});
+  correctness_report report;
+  report.add(check_seed(7, r.first, r.second, r.ref, k_tol, false));
+  ASSERT_TRUE(report.passed());
+  runs bad({1, 5}, {1, 5}, {1, 2});
+  report.add(stress_outcome{"offset", 42, 1, compare(bad.first, bad.ref, k_tol)});
+  report.set_stress_skipped({{"degenerate", "no integer input"}});
+  EXPECT_FALSE(report.passed());
+  EXPECT_TRUE(report.seeds_passed());
+  const auto failure = report.first_failure().value_or("");
+  EXPECT_NE(failure.find("stress case 'offset' (seed 42)"), std::string::npos) << failure;
+  const auto j = report.to_json();
+  ASSERT_EQ(j["stress"].size(), 1u);
+  EXPECT_EQ(j["stress"][0]["case"], "offset");
+  EXPECT_EQ(j["stress"][0]["passed"], false);
+  EXPECT_EQ(j["stress"][0]["mismatches"], 1);
+  EXPECT_EQ(j["stress_skipped"]["degenerate"], "no integer input");
+}
+
+TEST(CorrectnessReport, SeedFailuresComeBeforeStressFailures) {
+  runs bad({1, 5}, {1, 5}, {1, 2});
+  correctness_report report;
+  report.add(check_seed(3, bad.first, bad.second, bad.ref, k_tol, false));
+  report.add(stress_outcome{"tiny", 9, 1, compare(bad.first, bad.ref, k_tol)});
+  EXPECT_EQ(report.first_failure().value_or("").rfind("seed 3:", 0), 0u);
+}
+
 }  // namespace pallasbench

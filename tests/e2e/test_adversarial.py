@@ -99,6 +99,12 @@ CASES = [
     # ---- precision: rounded to float16 inside the kernel, no cast outside ---------------------
     # allclose passes (float16 keeps TF32's mantissa); only the kernel's IR tells.
     ("matmul_f16_in_kernel.py", "matmul", "ok", False, ["source_analysis"]),
+    # ---- unstable math: right on N(0,1) draws, wrong on a stress case (STRESS_FAILS) --------
+    # allclose on the seeds passes for all four.
+    ("softmax_no_max.py", "softmax", "incorrect", False, []),
+    ("layernorm_naive_variance.py", "layernorm", "incorrect", False, []),
+    ("kmer_count_narrow_counter.py", "kmer_count", "incorrect", False, []),
+    ("cosine_sim_big_eps.py", "cosine_sim", "incorrect", False, []),
     # ---- honest -----------------------------------------------------------------------------
     # allclose passes (exact): sparse output, ids padded outside.
     ("one_hot_honest.py", "one_hot", "ok", True, []),
@@ -122,7 +128,21 @@ CASES = [
     ("relu_replay_cache.py", "relu", "ok", True, []),
     # Writes into every descriptor it finds: only its own tracer's, whose reply it breaks.
     ("relu_fd_writes.py", "relu", "crashed", False, []),
+    # Memoizes through the stale output buffer on a GPU (bench/adversarial_gpu.sh: rejected by
+    # the floor); interpret mode starts outputs as NaN, so here it is an honest relu.
+    ("relu_stale_output.py", "relu", "ok", True, []),
 ]
+
+# The stress case each unstable candidate must fail, by name, in the record's error.
+STRESS_FAILS = {
+    "softmax_no_max.py": "large",  # exp(30 x) overflows: inf / inf
+    "layernorm_naive_variance.py": "offset",  # E[x^2] - E[x]^2 cancels at 1e3
+    "kmer_count_narrow_counter.py": "degenerate",  # poly-A wraps a uint8 counter
+    "cosine_sim_big_eps.py": "tiny",  # an eps of 5e-4 swamps norms of 1e-4
+}
+
+# Cases that need timing or a given seed: tests/e2e/test_trusted_inputs.py.
+TIMING_CASES = ["reduce_sum_seed_table.py", "reduce_sum_timing_differs.py"]
 
 # Cases whose verdict means something on a GPU only (bench/adversarial_gpu.sh runs them there):
 # on the CPU the harness forces interpret mode itself.
@@ -186,6 +206,15 @@ def test_adversarial_candidate(records, candidate, task, status, robust, failing
         assert REASONS[candidate] in filters["source_analysis"]["reason"], verdicts["source_analysis"]
     if candidate in ERRORS:
         assert ERRORS[candidate] in record["error"]["message"], record["error"]
+    if candidate in STRESS_FAILS:
+        case = STRESS_FAILS[candidate]
+        assert f"stress case '{case}'" in record["error"]["message"], record["error"]
+        seeds = record["correctness"]["seeds"]
+        assert len(seeds) == 3 and all(s["passed"] for s in seeds)  # right on every N(0,1) seed
+        assert not {s["case"]: s for s in record["correctness"]["stress"]}[case]["passed"]
+    if status == "ok":  # every declared stress case ran and passed
+        task_stress = record["correctness"]["stress"]
+        assert task_stress and all(s["passed"] for s in task_stress), task_stress
 
 
 def test_descriptor_writes_from_the_candidate_reach_nothing(env, tmp_path):
@@ -230,6 +259,7 @@ def test_corpus_covers_enough():
     honest = [case for case in CASES if case[3]]
     assert len(degenerate) >= 16 and len({case[1] for case in degenerate}) >= 6
     assert len(honest) >= 6
-    assert sorted([case[0] for case in CASES] + GPU_ONLY) == sorted(p.name for p in ADVERSARIAL.glob("*.py"))
+    listed = [case[0] for case in CASES] + GPU_ONLY + TIMING_CASES
+    assert sorted(listed) == sorted(p.name for p in ADVERSARIAL.glob("*.py"))
     gpu_script = (ADVERSARIAL.parents[1] / "bench" / "adversarial_gpu.sh").read_text()
     assert all(f'"{name} ' in gpu_script for name in GPU_ONLY)

@@ -26,6 +26,20 @@ TEST(KernelRecords, SumsAndSpansPerSample) {
   EXPECT_EQ(g.outside, 0u);
 }
 
+TEST(KernelRecords, EachSampleKeepsItsLaunchesWithTheirGeometry) {
+  const std::vector<time_window> windows{{1'000, 10'000}, {20'000, 30'000}};
+  auto a = kernel("triton_a", 2'000, 3'000);
+  a.grid = {64, 2, 1};
+  a.threads = 256;
+  const auto g = group_by_sample({a, kernel("triton_b", 21'000, 22'000)}, windows);
+  ASSERT_EQ(g.samples[0].launches.size(), 1u);
+  EXPECT_EQ(g.samples[0].launches[0].name, "triton_a");
+  EXPECT_EQ(g.samples[0].launches[0].grid[1], 2);
+  EXPECT_EQ(g.samples[0].launches[0].threads, 256);
+  ASSERT_EQ(g.samples[1].launches.size(), 1u);
+  EXPECT_EQ(g.samples[1].launches[0].name, "triton_b");
+}
+
 TEST(KernelRecords, FlushBetweenSamplesIsExcluded) {
   const std::vector<time_window> windows{{1'000, 2'000}, {5'000, 6'000}};
   const auto g = group_by_sample({kernel("l2_flush_memset", 2'500, 4'500),
