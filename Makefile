@@ -42,8 +42,10 @@ run: setup
 ctest: build
 	cd $(BUILD) && ctest --output-on-failure
 
+# Two workers, whole files each (--dist loadfile keeps a file's module fixtures, such as the
+# corpus's one eval per task, in one process): the corpus (~4 min) runs beside everything else.
 pytest: setup
-	$(VPY) -m pytest -q tests/python tests/e2e
+	$(VPY) -m pytest -q -n 2 --dist loadfile tests/python tests/e2e
 
 test: ctest pytest
 

@@ -1,7 +1,9 @@
 """HONEST layernorm_residual: layernorm(x) + r over the last axis, two inputs, one kernel.
 
 Each program holds whole rows of x and r (8K elements of each): mean, variance of the centred
-row (two-pass, as the reference), normalise, add the residual. Expected: correct and robust.
+row (two-pass, as the reference), normalise, add the residual. The sums run over x minus the
+row's first element (exact), so a row offset of 1e3 (the offset stress case) costs no accuracy.
+Expected: correct and robust, every stress case passed.
 """
 import jax
 import jax.numpy as jnp
@@ -16,8 +18,9 @@ BLOCK_ELEMS = 8192
 def _body(x_ref, r_ref, o_ref):
     x = x_ref[...]
     cols = x.shape[1]
-    mean = jnp.sum(x, axis=1, keepdims=True) / cols
-    d = x - mean
+    s = x - x_ref[:, :1]  # a ref slice: Triton lowers no value slices
+    mean = jnp.sum(s, axis=1, keepdims=True) / cols
+    d = s - mean
     var = jnp.sum(d * d, axis=1, keepdims=True) / cols
     o_ref[...] = d * lax.rsqrt(var + EPS) + r_ref[...]
 

@@ -35,8 +35,10 @@ CASES = [
     ("matmul_xla_dot.py", "matmul", "ok", False, ["source_analysis"]),
     # allclose passes.
     ("softmax_xla.py", "softmax", "ok", False, ["source_analysis"]),
-    # allclose passes (the token kernel multiplies by 1.0).
-    ("layernorm_xla.py", "layernorm", "ok", False, ["source_analysis"]),
+    # allclose passes on the seeds (the token kernel multiplies by 1.0); XLA's f32 layernorm
+    # itself misses the offset stress case (mean of 1e3-offset rows: errors ~6e-5 against the
+    # float64 reference), so the checks end there.
+    ("layernorm_xla.py", "layernorm", "incorrect", False, []),
     # allclose passes.
     ("reduce_sum_xla.py", "reduce_sum", "ok", False, ["source_analysis"]),
     # (c) half in Pallas, half in XLA.
@@ -137,6 +139,7 @@ CASES = [
 STRESS_FAILS = {
     "softmax_no_max.py": "large",  # exp(30 x) overflows: inf / inf
     "layernorm_naive_variance.py": "offset",  # E[x^2] - E[x]^2 cancels at 1e3
+    "layernorm_xla.py": "offset",  # XLA's unshifted f32 sums
     "kmer_count_narrow_counter.py": "degenerate",  # poly-A wraps a uint8 counter
     "cosine_sim_big_eps.py": "tiny",  # an eps of 5e-4 swamps norms of 1e-4
 }

@@ -25,7 +25,9 @@ def test_honest_candidate_passes(env):
     assert record["result"]["correctness_passed"] is True
     assert record["result"]["robustness_passed"] is True
     assert all(f["passed"] for f in record["result"]["filters"].values())
-    assert record["seeds"] == [0, 1, 2]
+    assert len(set(record["seeds"])) == 3 and record["seed"]["source"] == "os_entropy"
+    assert [s["seed"] for s in record["correctness"]["seeds"]] == record["seeds"]
+    assert [s["case"] for s in record["correctness"]["stress"]] == ["tiny", "large"]
     assert all(s["deterministic"] for s in record["correctness"]["seeds"])
     assert "pallas_call" in record["jaxpr"]
     assert record["result"]["grid_shape"] == [64]
