@@ -107,10 +107,10 @@ private:
   run_config m_config;
   timing_options m_timing;
   artifact_options m_artifacts;
-  std::optional<module_analysis> m_analysis;  // of the loaded candidate's module
+  std::optional<module_analysis> m_analysis;    // of the loaded candidate's module
   std::vector<module_kernel> m_module_kernels;  // the loaded module's kernels (launch check)
   std::optional<seed_plan> m_seeds;             // this evaluation's
-  nlohmann::json m_pending_artifacts;         // load's artifacts while their SASS is still being made
+  nlohmann::json m_pending_artifacts;           // load's artifacts while their SASS is still being made
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

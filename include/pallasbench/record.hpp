@@ -18,7 +18,16 @@ inline constexpr int k_schema_version = 1;
 
 // timing_rejected: correct, but its timing cannot stand (a sample launched none of its kernels,
 // or beat the hardware's floor).
-enum class task_status { ok, incorrect, compile_error, runtime_error, timeout, crashed, harness_error, timing_rejected };
+enum class task_status {
+  ok,
+  incorrect,
+  compile_error,
+  runtime_error,
+  timeout,
+  crashed,
+  harness_error,
+  timing_rejected
+};
 
 [[nodiscard]] std::string_view status_name(task_status status);
 

@@ -55,11 +55,11 @@ struct launch_check {
 
 // The device's ceilings the floor divides by.
 struct device_ceilings {
-  double copy_gbps = 0;               // streaming read+write bandwidth
-  double peak_tflops = 0;             // the fastest measured matmul, any precision
-  std::string peak_name;              // which one ("matmul_bf16", ...)
+  double copy_gbps = 0;                  // streaming read+write bandwidth
+  double peak_tflops = 0;                // the fastest measured matmul, any precision
+  std::string peak_name;                 // which one ("matmul_bf16", ...)
   std::optional<std::int64_t> l2_bytes;  // writes up to this much may stay in L2 when a sample ends
-  std::string source;                 // "measured this run" or the --ceilings file
+  std::string source;                    // "measured this run" or the --ceilings file
   // From ceilings.measure()'s JSON (copy.gbps, matmul_*.tflops); nullopt without a bandwidth.
   [[nodiscard]] static std::optional<device_ceilings> from_json(const nlohmann::json& ceilings,
                                                                 const nlohmann::json& l2_bytes, std::string source);

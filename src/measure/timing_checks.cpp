@@ -14,9 +14,9 @@ std::optional<launch_geometry> geometry_of(const json& k) {
   for (const char* key : {"grid_x", "grid_y", "grid_z", "num_warps"})
     if (!k.contains(key) || !k[key].is_number_integer()) return std::nullopt;
   // Triton runs num_warps warps of 32 threads per program.
-  return launch_geometry{{k["grid_x"].get<std::int64_t>(), k["grid_y"].get<std::int64_t>(),
-                          k["grid_z"].get<std::int64_t>()},
-                         32 * k["num_warps"].get<std::int64_t>()};
+  return launch_geometry{
+      {k["grid_x"].get<std::int64_t>(), k["grid_y"].get<std::int64_t>(), k["grid_z"].get<std::int64_t>()},
+      32 * k["num_warps"].get<std::int64_t>()};
 }
 
 bool named_in(const std::string& name, std::span<const module_kernel> kernels) {
@@ -54,7 +54,8 @@ launch_check check_launches(std::span<const module_kernel> kernels,
   for (const auto& launches : samples) {
     if (std::any_of(launches.begin(), launches.end(), [&](const auto& l) { return named_in(l.name, kernels); }))
       ++check.by_name;
-    else if (std::any_of(launches.begin(), launches.end(), [&](const auto& l) { return shaped_as(l.geometry, kernels); }))
+    else if (std::any_of(launches.begin(), launches.end(),
+                         [&](const auto& l) { return shaped_as(l.geometry, kernels); }))
       ++check.by_geometry;
     else
       ++check.without;
@@ -63,8 +64,8 @@ launch_check check_launches(std::span<const module_kernel> kernels,
   if (check.samples == 0)
     check.reason = "no timed samples";
   else if (!check.passed)
-    check.reason = fmt::format("{} of {} timed samples launched no kernel the module defines", check.without,
-                               check.samples);
+    check.reason =
+        fmt::format("{} of {} timed samples launched no kernel the module defines", check.without, check.samples);
   return check;
 }
 
@@ -75,9 +76,12 @@ launch_check launches_not_visible(std::string reason) {
 }
 
 json launch_check::to_json() const {
-  return {{"applicable", applicable}, {"passed", applicable ? json(passed) : json(nullptr)},
-          {"samples", samples},       {"by_name", by_name},
-          {"by_geometry", by_geometry}, {"without", without},
+  return {{"applicable", applicable},
+          {"passed", applicable ? json(passed) : json(nullptr)},
+          {"samples", samples},
+          {"by_name", by_name},
+          {"by_geometry", by_geometry},
+          {"without", without},
           {"reason", reason.empty() ? json(nullptr) : json(reason)}};
 }
 

@@ -167,18 +167,23 @@ timing_options make_timing(const evaluation_flags& flags, const session& s) {
   // Interpret-mode wall times mean little and never settle: a short budget keeps CPU runs quick.
   timing.stopping.budget_s = flags.timing_budget_s.value_or(s.device == "gpu" ? 2.0 : 0.5);
   const json none = nullptr;
-  const json& l2 = s.environment.contains("gpu") ? s.environment["gpu"].value("device", json::object()).value("l2_bytes", none) : none;
+  const json& l2 = s.environment.contains("gpu")
+                       ? s.environment["gpu"].value("device", json::object()).value("l2_bytes", none)
+                       : none;
   if (s.environment.contains("ceilings_file")) {
     const auto& file = s.environment["ceilings_file"];
     const json& ceilings = file["ceilings"];
     timing.ceilings = device_ceilings::from_json(ceilings, ceilings.value("l2_bytes", l2), file.value("path", ""));
-    if (!timing.ceilings) throw usage_error(fmt::format("--ceilings {}: copy.gbps must be positive", file.value("path", "")));
+    if (!timing.ceilings)
+      throw usage_error(fmt::format("--ceilings {}: copy.gbps must be positive", file.value("path", "")));
   } else if (s.environment.contains(json::json_pointer("/gpu/ceilings"))) {
-    timing.ceilings = device_ceilings::from_json(s.environment.at(json::json_pointer("/gpu/ceilings")), l2, "measured this run");
+    timing.ceilings =
+        device_ceilings::from_json(s.environment.at(json::json_pointer("/gpu/ceilings")), l2, "measured this run");
   }
   if (!timing.ceilings)
-    timing.no_ceilings_reason = s.device == "gpu" ? "no measured ceilings (no CUPTI timer, or --no-timing)"
-                                                  : "no ceilings on the CPU (interpret mode): --ceilings FILE applies given ones";
+    timing.no_ceilings_reason = s.device == "gpu"
+                                    ? "no measured ceilings (no CUPTI timer, or --no-timing)"
+                                    : "no ceilings on the CPU (interpret mode): --ceilings FILE applies given ones";
   return timing;
 }
 

@@ -5,19 +5,19 @@
 
 #include <fmt/format.h>
 
+#include "detail/evaluator_errors.hpp"
 #include "pallasbench/compiler_record.hpp"
 #include "pallasbench/correctness.hpp"
 #include "pallasbench/filters.hpp"
 #include "pallasbench/module_analysis.hpp"
-#include "detail/evaluator_errors.hpp"
 
 namespace pallasbench {
 namespace {
 
-using nlohmann::json;
 using detail::input_paths;
 using detail::refused_module;
 using detail::wrong_output;
+using nlohmann::json;
 
 // Host seconds since t0, as the harness measured them (the record's trust.phase_s).
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -35,9 +35,9 @@ void evaluator::recheck_timed_output(const std::filesystem::path& output, const 
   recheck["batches"] = batch;
   recheck["max_rel_norm_error"] = std::max(recheck.value("max_rel_norm_error", 0.0), c.rel_norm_error);
   if (!c.passed)
-    throw detail::wrong_output(fmt::format(
-        "differs under timing: the last timed call of batch {}, on the timing inputs, fails the check: {}", batch,
-        c.reason));
+    throw detail::wrong_output(
+        fmt::format("differs under timing: the last timed call of batch {}, on the timing inputs, fails the check: {}",
+                    batch, c.reason));
 }
 
 void evaluator::time_kernel(task_result& result, const task_info& task) {
@@ -105,8 +105,8 @@ void evaluator::time_kernel(task_result& result, const task_info& task) {
 }
 
 void evaluator::check_timing(task_result& result, const task_info& task, const npy_array& reference,
-                             const std::vector<std::vector<kernel_launch>>& launches,
-                             std::span<const double> kernel_us, std::span<const double> reference_us) {
+                             const std::vector<std::vector<kernel_launch>>& launches, std::span<const double> kernel_us,
+                             std::span<const double> reference_us) {
   auto& timing = *result.timing;
   const bool device_timed = timing.timer == "cupti";
   const auto launch = device_timed ? check_launches(m_module_kernels, launches)
@@ -117,8 +117,7 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
     const auto size = m_config.size;
     const work_model work{task.bytes.contains(size) ? static_cast<double>(task.bytes.at(size)) : 0.0,
                           static_cast<double>(reference.data().size()),
-                          task.flops.contains(size) ? static_cast<double>(task.flops.at(size)) : 0.0,
-                          task.integer_ops};
+                          task.flops.contains(size) ? static_cast<double>(task.flops.at(size)) : 0.0, task.integer_ops};
     floor = check_floor(work, *m_timing.ceilings, kernel_us, reference_us);
   } else {
     floor = floor_not_applied(m_timing.no_ceilings_reason);

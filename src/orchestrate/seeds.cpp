@@ -25,9 +25,7 @@ std::uint64_t fnv1a(std::string_view text) {
 
 }  // namespace
 
-std::string_view to_string(seed_source source) {
-  return source == seed_source::given ? "given" : "os_entropy";
-}
+std::string_view to_string(seed_source source) { return source == seed_source::given ? "given" : "os_entropy"; }
 
 seed_source seed_source_from_string(std::string_view text) {
   if (text == "given") return seed_source::given;
@@ -47,9 +45,7 @@ seed_plan seed_plan::given(std::uint64_t seed) {
   return {seed, seed_source::given};
 }
 
-seed_plan seed_plan::for_evaluation(const std::optional<std::uint64_t>& seed) {
-  return seed ? given(*seed) : draw();
-}
+seed_plan seed_plan::for_evaluation(const std::optional<std::uint64_t>& seed) { return seed ? given(*seed) : draw(); }
 
 std::uint64_t seed_plan::derive(std::string_view purpose, std::uint64_t index) const {
   return mix(mix(m_seed ^ fnv1a(purpose)) + index) & k_max_seed;
@@ -59,8 +55,6 @@ std::uint64_t seed_plan::check(int index) const { return derive("check", static_
 std::uint64_t seed_plan::stress(std::string_view name) const { return derive(fmt::format("stress:{}", name), 0); }
 std::uint64_t seed_plan::timing() const { return derive("timing", 0); }
 
-nlohmann::json seed_plan::to_json() const {
-  return {{"seed", m_seed}, {"source", to_string(m_source)}};
-}
+nlohmann::json seed_plan::to_json() const { return {{"seed", m_seed}, {"source", to_string(m_source)}}; }
 
 }  // namespace pallasbench

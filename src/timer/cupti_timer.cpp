@@ -88,7 +88,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        found.push_back({activity_kind::kernel, k->name ? k->name : "?", k->start, k->end,
+        found.push_back({activity_kind::kernel,
+                         k->name ? k->name : "?",
+                         k->start,
+                         k->end,
                          {k->gridX, k->gridY, k->gridZ},
                          static_cast<std::int64_t>(k->blockX) * k->blockY * k->blockZ});
         break;

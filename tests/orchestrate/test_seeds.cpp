@@ -30,9 +30,14 @@ TEST(Seeds, AGivenSeedReproducesEveryStream) {
 
 TEST(Seeds, StreamsOfOneSeedAreDistinct) {
   const auto plan = seed_plan::given(7);
-  const std::set<std::uint64_t> streams{plan.check(0),          plan.check(1),          plan.check(2),
-                                        plan.stress("tiny"),    plan.stress("large"),   plan.stress("offset"),
-                                        plan.stress("degenerate"), plan.timing()};
+  const std::set<std::uint64_t> streams{plan.check(0),
+                                        plan.check(1),
+                                        plan.check(2),
+                                        plan.stress("tiny"),
+                                        plan.stress("large"),
+                                        plan.stress("offset"),
+                                        plan.stress("degenerate"),
+                                        plan.timing()};
   EXPECT_EQ(streams.size(), 8u);  // the timing set is never a checked one
   EXPECT_NE(seed_plan::given(8).check(0), plan.check(0));
 }

@@ -50,8 +50,8 @@ def test_integer_ops_tasks_work_on_integer_data(task):
 
 def test_inputs_follow_shapes(task):
     for size in tl.SIZE_NAMES:
-        if size == "large" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 26:
-            continue  # generating LARGE inputs here costs memory and time, shapes are checked
+        if size != "small" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 22:
+            continue  # generating big inputs costs seconds per task (CI time); SHAPES are checked
         inputs = task.make_inputs(np.random.default_rng(1), task.SHAPES[size])
         assert [x.shape for x in inputs] == [task.SHAPES[size][i.name] for i in task.INPUTS]
 
