@@ -64,10 +64,13 @@ def handle(handler, line: str) -> dict:
     try:
         return {"id": req.get("id"), "ok": True, **method(req)}
     except CommandError as exc:
-        kind, message = exc.kind, str(exc)
+        kind, message, failure = exc.kind, str(exc), exc
     except registry.TaskError as exc:
-        kind, message = "task_error", str(exc)
+        kind, message, failure = "task_error", str(exc), exc
     except Exception as exc:  # the process survives anything a kernel or task throws
-        kind, message = "runtime_error", f"{type(exc).__name__}: {exc}"
+        kind, message, failure = "runtime_error", f"{type(exc).__name__}: {exc}", exc
+    # Formatted from the exception itself: past its except block format_exc() has nothing left
+    # ("NoneType: None").
     return {"id": req.get("id"), "ok": False,
-            "error": {"kind": kind, "message": message, "traceback": traceback.format_exc()}}
+            "error": {"kind": kind, "message": message,
+                      "traceback": "".join(traceback.format_exception(failure))}}

@@ -1,5 +1,6 @@
 #include "pallasbench/commands.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -142,12 +143,21 @@ std::vector<task_info> select(const std::vector<task_info>& all, const selection
   return tasks;
 }
 
+// Limits a user can act on: a NaN or infinite time never compares as too small, a timeout under
+// 0.1 s cannot start a worker, and a billion seeds run for ever.
+constexpr int k_max_seeds = 1000;
+constexpr double k_min_timeout_s = 0.1;
+
 void validate(const evaluation_flags& flags) {
-  if (flags.seeds < 3) throw usage_error(fmt::format("--seeds {}: at least 3 seeds are required", flags.seeds));
-  if (flags.timeout_s <= 0) throw usage_error(fmt::format("--timeout {}: must be positive", flags.timeout_s));
-  if (flags.max_noise <= 0) throw usage_error(fmt::format("--max-noise {}: must be positive", flags.max_noise));
-  if (flags.timing_budget_s && *flags.timing_budget_s <= 0)
-    throw usage_error(fmt::format("--timing-budget {}: must be positive", *flags.timing_budget_s));
+  if (flags.seeds < 3 || flags.seeds > k_max_seeds)
+    throw usage_error(fmt::format("--seeds {}: from 3 to {} seeds", flags.seeds, k_max_seeds));
+  if (!std::isfinite(flags.timeout_s) || flags.timeout_s < k_min_timeout_s)
+    throw usage_error(
+        fmt::format("--timeout {}: a finite number of seconds, at least {}", flags.timeout_s, k_min_timeout_s));
+  if (!(flags.max_noise > 0 && flags.max_noise < 1))
+    throw usage_error(fmt::format("--max-noise {}: a relative noise between 0 and 1 (exclusive)", flags.max_noise));
+  if (flags.timing_budget_s && !(std::isfinite(*flags.timing_budget_s) && *flags.timing_budget_s > 0))
+    throw usage_error(fmt::format("--timing-budget {}: a finite, positive number of seconds", *flags.timing_budget_s));
   if (flags.seed && *flags.seed > k_max_seed)
     throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
 }

@@ -148,6 +148,9 @@ def test_errors_are_replies_not_crashes(reference):
     assert not unknown["ok"] and unknown["error"]["kind"] == "usage_error"
     missing = reference.call(cmd="reference", task="no_such_task", size="small", seed=0, dir="/tmp")
     assert not missing["ok"] and "unknown task 'no_such_task'" in missing["error"]["message"]
+    # The traceback is the failure's own, naming where it was raised (never "NoneType: None").
+    trace = missing["error"]["traceback"]
+    assert "Traceback (most recent call last)" in trace and "registry.py" in trace and "TaskError" in trace
 
 
 def test_device_on_cpu_is_wall_clock(reference):
