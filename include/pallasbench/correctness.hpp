@@ -49,7 +49,6 @@ public:
   [[nodiscard]] bool passed() const;
   // "seed 2: ...", "stress case 'offset' (seed 9): ..." or nullopt
   [[nodiscard]] std::optional<std::string> first_failure() const;
-  [[nodiscard]] bool seeds_passed() const;
   [[nodiscard]] double max_abs_error() const;
   [[nodiscard]] double max_rel_error() const;
   [[nodiscard]] const std::vector<seed_outcome>& seeds() const { return m_seeds; }

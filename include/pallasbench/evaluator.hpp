@@ -68,7 +68,10 @@ private:
                              std::chrono::steady_clock::time_point t0);
   void analyse(task_result& result, const task_info& task, const nlohmann::json& loaded);
   void compile(task_result& result, const task_info& task);
-  nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir);
+  // The reference process's inputs and output for one seed; `variant` adds {"stress": case} or
+  // {"perturb": input index} to the request.
+  nlohmann::json make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir,
+                                const nlohmann::json& variant = nlohmann::json::object());
   // What the checks keep for the robustness filters: each seed's output and reference.
   struct evidence {
     std::vector<std::pair<npy_array, npy_array>> seeds;  // (output, reference)
@@ -92,8 +95,6 @@ private:
   // rechecked, then every sample must hold a launch of the module's kernels and none may beat
   // the roofline floor.
   void time_kernel(task_result& result, const task_info& task);
-  void recheck_timed_output(const std::filesystem::path& output, const npy_array& reference, const task_info& task,
-                            nlohmann::json& recheck) const;
   void check_timing(task_result& result, const task_info& task, const npy_array& reference,
                     const std::vector<std::vector<kernel_launch>>& launches, std::span<const double> kernel_us,
                     std::span<const double> reference_us);

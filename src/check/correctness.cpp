@@ -42,12 +42,6 @@ tolerance stress_tolerance(const tolerance& tol, const npy_array& reference, dou
   return {tol.atol * atol_scale, tol.rtol, tol.rel_norm};
 }
 
-bool correctness_report::seeds_passed() const {
-  return !m_seeds.empty() && std::all_of(m_seeds.begin(), m_seeds.end(), [](const seed_outcome& s) {
-    return s.against_reference.passed && s.deterministic;
-  });
-}
-
 bool correctness_report::passed() const { return !m_seeds.empty() && !first_failure(); }
 
 std::optional<std::string> correctness_report::first_failure() const {

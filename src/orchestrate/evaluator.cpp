@@ -57,11 +57,13 @@ std::chrono::milliseconds evaluator::timeout() const {
   return std::chrono::milliseconds(static_cast<long>(m_config.timeout_s * 1000));
 }
 
-json evaluator::make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir) {
+json evaluator::make_reference(const task_info& task, std::uint64_t seed, const std::filesystem::path& dir,
+                               const json& variant) {
   m_phase = "reference";
-  return m_pool.reference().call(
-      {{"cmd", "reference"}, {"task", task.name}, {"size", m_config.size}, {"seed", seed}, {"dir", dir.string()}},
-      timeout());
+  json request = {
+      {"cmd", "reference"}, {"task", task.name}, {"size", m_config.size}, {"seed", seed}, {"dir", dir.string()}};
+  request.update(variant);
+  return m_pool.reference().call(request, timeout());
 }
 
 void evaluator::load_candidate(task_result& result, const task_info& task, const candidate_spec& candidate,
@@ -246,14 +248,7 @@ void evaluator::check_stress(task_result& result, const task_info& task) {
   for (const auto& name : task.stress_cases) {
     const std::uint64_t seed = m_seeds->stress(name);
     const auto dir = m_scratch.fresh(fmt::format("{}/stress_{}", task.name, name));
-    m_phase = "reference";
-    const auto reply = m_pool.reference().call({{"cmd", "reference"},
-                                                {"task", task.name},
-                                                {"size", m_config.size},
-                                                {"seed", seed},
-                                                {"stress", name},
-                                                {"dir", dir.string()}},
-                                               timeout());
+    const auto reply = make_reference(task, seed, dir, {{"stress", name}});
     auto [reference, output] = run_candidate(reply, dir / "out.npy", {});
     stress_outcome outcome{name, seed, 1, {}};
     outcome.against_reference = compare(output, reference, stress_tolerance(task.tol, reference, outcome.atol_scale));
@@ -295,14 +290,7 @@ void evaluator::check_robustness(task_result& result, const task_info& task, evi
   perturbed.reserve(task.inputs.size());
   for (std::size_t i = 0; i < task.inputs.size(); ++i) {
     const auto dir = m_scratch.fresh(fmt::format("{}/perturb{}", task.name, i));
-    m_phase = "reference";
-    const auto reply = m_pool.reference().call({{"cmd", "reference"},
-                                                {"task", task.name},
-                                                {"size", m_config.size},
-                                                {"seed", result.seeds.front()},
-                                                {"perturb", i},
-                                                {"dir", dir.string()}},
-                                               timeout());
+    const auto reply = make_reference(task, result.seeds.front(), dir, {{"perturb", i}});
     auto [reference, output] = run_candidate(reply, dir / "out.npy", {});
     perturbed.emplace_back(std::move(output), std::move(reference));
     std::filesystem::remove_all(dir);

@@ -25,10 +25,10 @@ void add_launches(const json& reply, std::vector<std::vector<kernel_launch>>& in
   }
 }
 
-}  // namespace
-
-void evaluator::recheck_timed_output(const std::filesystem::path& output, const npy_array& reference,
-                                     const task_info& task, json& recheck) const {
+// The last timed call's output against the timing inputs' reference: one more batch rechecked,
+// or the failure that ends the evaluation.
+void recheck_timed_output(const std::filesystem::path& output, const npy_array& reference, const task_info& task,
+                          json& recheck) {
   const auto out = npy_array::open(output);
   const auto c = compare(out, reference, task.tol);
   const int batch = recheck.value("batches", 0) + 1;
@@ -39,6 +39,8 @@ void evaluator::recheck_timed_output(const std::filesystem::path& output, const 
         fmt::format("differs under timing: the last timed call of batch {}, on the timing inputs, fails the check: {}",
                     batch, c.reason));
 }
+
+}  // namespace
 
 void evaluator::time_kernel(task_result& result, const task_info& task) {
   // Timing inputs of their own, never one a check used: a kernel that knows the checked inputs
@@ -96,8 +98,8 @@ void evaluator::time_kernel(task_result& result, const task_info& task) {
     s.sampling.kept.series = timed_series{summarize(rule.samples()), rule.converged(), rule.state()};
     return std::move(s.sampling.kept);
   };
-  const auto kernel_samples = kernel.sampling.rule.samples();
-  const auto reference_samples = reference.sampling.rule.samples();
+  const auto& kernel_samples = kernel.sampling.rule.samples();  // finish() moves `kept`, not the rule
+  const auto& reference_samples = reference.sampling.rule.samples();
   timing.kernel = finish(kernel);
   timing.reference = finish(reference);
   result.timing = std::move(timing);
