@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pallasbench/commands.hpp"
+#include "pallasbench/jsonl.hpp"
 
 namespace {
 
@@ -31,9 +32,16 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "device ceilings for the roofline floor and figures (JSON: copy.gbps, matmul_*.tflops, l2_bytes; "
                   "a record's environment.gpu.ceilings), instead of measuring them")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--max-source-bytes", flags.max_source_bytes,
+                  "candidate files larger than this are refused unread (status compile_error)")
+      ->capture_default_str();
   cmd->add_option("--timeout", flags.timeout_s, "seconds allowed to each phase (load+compile, each run, timing)")
       ->capture_default_str();
-  cmd->add_flag("--resume", flags.resume, "skip tasks already recorded in --out with the same configuration");
+  cmd->add_flag("--resume", flags.resume,
+                "do not evaluate again the tasks recorded in --out with the same configuration: their records "
+                "count (summary, exit status) as they stand");
+  cmd->add_flag("--wait-lock", flags.wait_lock,
+                "when another pallasbench writes the same records file, wait for it instead of stopping (exit 2)");
   cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
   cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
       ->capture_default_str();
@@ -57,6 +65,7 @@ void add_show_compiler(CLI::App* cmd, pallasbench::summary_options& summary) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe must be an error, not our death
+  std::signal(SIGXFSZ, SIG_IGN);  // a file size limit must fail the write (EFBIG), not kill the run
   CLI::App app{"pallasbench: evaluate JAX Pallas GPU kernels against the suite's tasks"};
   app.require_subcommand(1);
 
@@ -121,6 +130,9 @@ int main(int argc, char** argv) {
   } catch (const pallasbench::usage_error& e) {
     fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
     return pallasbench::exit_code::usage;
+  } catch (const pallasbench::record_write_error& e) {
+    fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
+    return pallasbench::exit_code::harness;
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "pallasbench: internal error: {}\n", e.what());
     return pallasbench::exit_code::harness;

@@ -31,6 +31,8 @@ struct selection_options {
   std::string category;
 };
 
+inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
+
 struct evaluation_flags {
   std::string size = "small";
   std::string device = "auto";
@@ -40,6 +42,8 @@ struct evaluation_flags {
   std::string ceilings_file;          // --ceilings: the floor's ceilings from a file
   double timeout_s = 300;
   bool resume = false;
+  bool wait_lock = false;
+  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread  // queue behind another writer of the records file instead of stopping
   bool timing = true;
   double max_noise = 0.005;               // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU

@@ -27,6 +27,8 @@ struct candidate_spec {
   std::string sha256;          // of the source (resume key)
   std::string source;          // for "user": the file as the reference process read it
   std::string bundled_source;  // for "user": the source and the shared kernel modules it imports
+  std::string encoding;        // for "user": the source's encoding (PEP 263), for the tracer's copy
+  std::string refused;         // for "user": why the source is refused unrun (too large, undecodable)
 };
 
 // Compiler artifacts (GPU only): where PTX/SASS/pass trail go, and whether at all.

@@ -1,9 +1,17 @@
 // Ctrl-C handling: SIGINT/SIGTERM set a flag that blocking waits observe.
 #pragma once
 
+#include <stdexcept>
+
 namespace pallasbench {
 
-// Installs handlers for SIGINT and SIGTERM (without SA_RESTART, so a blocking poll returns).
+// Ctrl-C arrived while waiting (on a worker, on a lock).
+class interrupted_error : public std::runtime_error {
+public:
+  interrupted_error() : std::runtime_error("interrupted") {}
+};
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (without SA_RESTART, so a blocking poll returns).
 void install_interrupt_handlers();
 [[nodiscard]] bool interrupted();
 void clear_interrupt();  // for tests

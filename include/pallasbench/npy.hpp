@@ -1,6 +1,8 @@
 // Reading NumPy .npy files through mmap: the worker writes tensors, the harness checks them.
 #pragma once
 
+#include "pallasbench/error.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -19,9 +21,9 @@ enum class dtype { float16, float32, float64, int8, int16, int32, int64, uint8, 
 [[nodiscard]] bool is_floating(dtype type);
 
 // A malformed or unsupported .npy file; the message names the file and the problem.
-class npy_error : public std::runtime_error {
+class npy_error : public error {
 public:
-  using std::runtime_error::runtime_error;
+  using error::error;
 };
 
 // A read-only memory mapping of a whole file, unmapped on destruction.

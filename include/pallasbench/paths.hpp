@@ -21,7 +21,13 @@ namespace pallasbench {
 
 [[nodiscard]] std::string utc_timestamp();  // 20261129T221500Z
 
-// A private folder for tensors, under /dev/shm when present; removed with everything in it.
+// Removes the scratch folders in `base` ("pallasbench-<pid>-*", this user's) whose process is
+// dead; returns how many.
+std::size_t remove_stale_scratch(const std::filesystem::path& base);
+
+// A private (0700) folder for tensors, under /dev/shm when present, named with this process's
+// pid; removed with everything in it on every exit the process survives (destructor), and by the
+// next run once this pid is dead (kill -9).
 class scratch_dir {
 public:
   scratch_dir();

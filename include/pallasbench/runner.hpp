@@ -3,7 +3,7 @@
 
 #include <functional>
 #include <ostream>
-#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,9 +16,9 @@
 namespace pallasbench {
 
 struct run_outcome {
-  std::vector<summary_row> rows;  // tasks evaluated in this run
+  std::vector<summary_row> rows;  // every selected task: evaluated now, or recorded before (--resume)
   std::vector<nlohmann::json> records;
-  std::size_t skipped = 0;  // already recorded (--resume)
+  std::size_t recorded = 0;  // rows taken from the records file, not evaluated again
   bool interrupted = false;
 };
 
@@ -26,9 +26,11 @@ class runner {
 public:
   using candidate_for = std::function<candidate_spec(const task_info&)>;
 
-  // `writer` may be null (nothing recorded on disk); `done` holds config hashes to skip.
-  runner(evaluator& eval, record_writer* writer, std::set<std::string> done, std::ostream& progress)
-      : m_eval(eval), m_writer(writer), m_done(std::move(done)), m_progress(progress) {}
+  // `writer` may be null (nothing recorded on disk); `recorded` holds the records file's records
+  // by config hash (--resume): those tasks are not evaluated again, and their records count in
+  // the outcome (and the exit status) as they stand.
+  runner(evaluator& eval, record_writer* writer, std::map<std::string, nlohmann::json> recorded, std::ostream& progress)
+      : m_eval(eval), m_writer(writer), m_recorded(std::move(recorded)), m_progress(progress) {}
 
   // Evaluates each task in turn; each finished record is written before the next task starts.
   // Ctrl-C stops after the task in flight is abandoned (it gets no record).
@@ -37,7 +39,7 @@ public:
 private:
   evaluator& m_eval;
   record_writer* m_writer;
-  std::set<std::string> m_done;
+  std::map<std::string, nlohmann::json> m_recorded;
   std::ostream& m_progress;
 };
 

@@ -1,6 +1,9 @@
 // A child process in its own process group, with pipes to its stdin, stdout and stderr.
 #pragma once
 
+#include "pallasbench/error.hpp"
+#include "pallasbench/utf8.hpp"
+
 #include <sys/types.h>
 
 #include <chrono>
@@ -16,9 +19,9 @@
 
 namespace pallasbench {
 
-class process_error : public std::runtime_error {
+class process_error : public error {
 public:
-  using std::runtime_error::runtime_error;
+  using error::error;
 };
 
 struct exit_status {
@@ -58,7 +61,8 @@ public:
   read_status read_line(std::string& line, std::chrono::milliseconds timeout);
 
   // The last bytes the child wrote to stderr.
-  [[nodiscard]] std::string stderr_tail() const { return m_stderr; }
+  // As valid UTF-8 (a child may write any bytes; the tail may start mid-character).
+  [[nodiscard]] std::string stderr_tail() const { return valid_utf8(m_stderr); }
   void clear_stderr_tail() { m_stderr.clear(); }
 
   // SIGKILL to the process group, then reap: the status says how the child ended.

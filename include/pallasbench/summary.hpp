@@ -43,6 +43,7 @@ struct summary_row {
   std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
   compiler_cells compiler;
+  bool recorded = false;  // taken from the records file (--resume), not evaluated in this run
 
   // Correct and robust: what exit code 0 means.
   [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }

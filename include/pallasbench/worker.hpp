@@ -11,16 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/error.hpp"
+#include "pallasbench/interrupt.hpp"
 #include "pallasbench/subprocess.hpp"
 
 namespace pallasbench {
 
 // The worker could not answer: it hung, died, or broke the protocol. The task it was serving
 // gets a status from `kind`; the worker must be replaced.
-class worker_failure : public std::runtime_error {
+class worker_failure : public error {
 public:
   enum class kind { timeout, died, protocol };
-  worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail);
+  worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail,
+                 std::source_location where = std::source_location::current());
   [[nodiscard]] kind what_kind() const { return m_kind; }
   [[nodiscard]] const std::optional<exit_status>& status() const { return m_status; }
   [[nodiscard]] const std::string& stderr_tail() const { return m_stderr_tail; }
@@ -31,17 +34,13 @@ private:
   std::string m_stderr_tail;
 };
 
-// Ctrl-C arrived while waiting on a worker.
-class interrupted_error : public std::runtime_error {
-public:
-  interrupted_error() : std::runtime_error("interrupted") {}
-};
-
 // A command the worker answered with ok=false (a compile error, a raising kernel, ...).
-class command_failed : public std::runtime_error {
+class command_failed : public error {
 public:
-  command_failed(std::string kind, const std::string& message, std::string traceback)
-      : std::runtime_error(message), m_kind(std::move(kind)), m_traceback(std::move(traceback)) {}
+  // `traceback`: the worker's own (Python) traceback.
+  command_failed(std::string kind, const std::string& message, std::string traceback,
+                 std::source_location where = std::source_location::current())
+      : error(message, where), m_kind(std::move(kind)), m_traceback(std::move(traceback)) {}
   [[nodiscard]] const std::string& kind() const { return m_kind; }
   [[nodiscard]] const std::string& traceback() const { return m_traceback; }
 

@@ -29,7 +29,7 @@ class CommandError(Exception):
 
 def claim_stdout():
     """Keep the real stdout for the protocol; send fd 1 (stray prints) to stderr."""
-    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")  # whatever the locale
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return protocol
@@ -42,10 +42,18 @@ def serve(handler, protocol, hello: dict) -> int:
         if not line.strip():
             continue
         reply = handle(handler, line)
-        protocol.write(json.dumps(reply) + "\n")
+        protocol.write(encode_reply(reply) + "\n")
         if reply.get("bye"):
             break
     return 0
+
+
+def encode_reply(reply: dict) -> str:
+    """The reply as one JSON line that any strict reader takes. A candidate's exception message
+    can hold lone surrogates ("\\udcff", from bytes decoded with surrogateescape): JSON readers
+    other than Python's refuse them, so they become U+FFFD."""
+    text = json.dumps(reply, ensure_ascii=False)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def handle(handler, line: str) -> dict:

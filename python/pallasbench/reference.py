@@ -11,10 +11,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import io
 import os
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -113,12 +115,46 @@ def bundled_source(source: str) -> str:
     return "".join(parts)
 
 
-def source_facts(path: Path) -> dict:
+DEFAULT_MAX_SOURCE_BYTES = 1 << 20
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """(text, encoding) as Python itself decodes a source file: a BOM or a PEP 263 coding line,
+    else UTF-8. Raises SyntaxError (as Python would) when the bytes do not decode."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        return data.decode(encoding), encoding  # no newline translation: the text is the file
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SyntaxError(f"the source does not decode as {encoding} (its declared or default encoding): {exc}")
+
+
+def source_facts(path: Path, max_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> dict:
     """What the record says of a kernel file, read by this trusted process (never by the
-    process that imports it: a candidate can spoof its own __file__)."""
+    process that imports it: a candidate can spoof its own __file__). A file over max_bytes
+    is refused unread, one that does not decode is refused as Python would refuse it; either
+    way "refused" says why and nothing of it runs."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        return {"sha256": _file_sha256(path), "source": "", "bundled_source": "", "encoding": "", "bytes": size,
+                "refused": f"{path.name} is {size} bytes, over the limit of {max_bytes} (--max-source-bytes): "
+                           f"refused unread"}
     data = path.read_bytes()
-    text = data.decode("utf-8", errors="replace")
-    return {"sha256": hashlib.sha256(data).hexdigest(), "source": text, "bundled_source": bundled_source(text)}
+    facts = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    try:
+        text, encoding = decode_source(data)
+    except SyntaxError as exc:
+        text = data.decode("utf-8", errors="replace")
+        return facts | {"source": text, "bundled_source": text, "encoding": "",
+                        "refused": f"{path.name}: {exc}"}
+    return facts | {"source": text, "bundled_source": bundled_source(text), "encoding": encoding}
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _output_dtype(module, info: dict) -> str:
@@ -153,7 +189,7 @@ class Reference:
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
         candidates = {}
         for path in req.get("candidate_files") or []:
-            candidates[path] = source_facts(Path(path))
+            candidates[path] = source_facts(Path(path), int(req.get("max_source_bytes") or DEFAULT_MAX_SOURCE_BYTES))
         return {"tasks": tasks, "errors": errors, "candidates": candidates,
                 "git_sha": _git_sha(registry.project_root())}
 
@@ -249,11 +285,33 @@ class Reference:
         return reply
 
 
+def backend_failure(exc: BaseException) -> str:
+    """Why JAX could not start its backend, in words a user can act on (jax 0.10 says only
+    "AssertionError" when JAX_PLATFORMS=cuda finds no CUDA plugin)."""
+    import importlib.metadata
+
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    platforms = os.environ.get("JAX_PLATFORMS", "")
+    plugins = sorted({d.metadata["Name"] for d in importlib.metadata.distributions()
+                      if (d.metadata["Name"] or "").lower().replace("_", "-").startswith("jax-cuda")})
+    if "cuda" in platforms and not plugins:
+        reason += " (no JAX CUDA plugin is installed: jax-cuda12-plugin or jax-cuda13-plugin)"
+    elif "cuda" in platforms:
+        reason += f" (installed: {', '.join(plugins)}; is a GPU visible, is the driver loaded?)"
+    return f"JAX_PLATFORMS={platforms}: {reason}" if platforms else reason
+
+
 def main() -> int:
     out = protocol.claim_stdout()
-    if interpret.on_cpu():
-        interpret.enable_interpret_default()  # tasks import pallas kernels; they never run here
-    return protocol.serve(Reference(), out, {"environment": environment(), "python_paths": python_paths()})
+    try:
+        if interpret.on_cpu():
+            interpret.enable_interpret_default()  # tasks import pallas kernels; they never run here
+        env = environment()
+    except Exception as exc:  # the greeting says why, for the harness to tell the user
+        out.write(protocol.encode_reply({"ready": False, "error": {"kind": "no_backend",
+                                                                    "message": backend_failure(exc)}}) + "\n")
+        return 1
+    return protocol.serve(Reference(), out, {"environment": env, "python_paths": python_paths()})
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ def _import_candidate(spec):
     # The harness sends the source it read itself; the file is written into this process's
     # private working folder and imported from there.
     path = Path.cwd() / "candidate.py"
-    path.write_text(spec["source"])
+    # In the encoding the file declares (PEP 263), so the bytes imported are the bytes hashed.
+    path.write_text(spec["source"], encoding=spec.get("encoding") or "utf-8", newline="")
     try:
         module = registry.import_file(path, "pallasbench_candidate")
     except SyntaxError as exc:

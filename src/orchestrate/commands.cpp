@@ -1,6 +1,10 @@
 #include "pallasbench/commands.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -42,19 +46,26 @@ struct session {
 // prestart: the kind of candidate the session evaluates ("suite", "user"), whose processes start
 // at once; empty: none.
 session open_session(const std::string& device, const std::vector<std::string>& candidate_files,
-                     const std::string& prestart) {
+                     const std::string& prestart, std::int64_t max_source_bytes = k_default_max_source_bytes) {
   session s;
   s.root = project_root();
   worker_options options{python_executable(s.root), s.root, device, std::chrono::seconds(180), {}};
   s.pool = std::make_unique<worker_pool>(options);
+  try {
+    s.environment = s.pool->reference().hello().value("environment", json::object());
+  } catch (const worker_failure& e) {
+    if (device == "gpu") throw usage_error(fmt::format("--device gpu: JAX sees no GPU here: {}", e.what()));
+    throw;
+  }
   auto& ref = s.pool->reference();
-  s.environment = ref.hello().value("environment", json::object());
   if (!prestart.empty()) s.pool->prestart(prestart);  // their JAX start overlaps the suite's description
   const std::string backend = s.environment.value("backend", "cpu");
   if (device == "gpu" && backend != "gpu")
     throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
   s.device = backend == "gpu" ? "gpu" : "cpu";
-  const auto reply = ref.call({{"cmd", "describe"}, {"candidate_files", candidate_files}}, std::chrono::seconds(300));
+  const auto reply = ref.call(
+      {{"cmd", "describe"}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}},
+      std::chrono::seconds(300));
   for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
   for (const auto& e : reply.at("errors"))
     fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));
@@ -158,6 +169,8 @@ void validate(const evaluation_flags& flags) {
     throw usage_error(fmt::format("--max-noise {}: a relative noise between 0 and 1 (exclusive)", flags.max_noise));
   if (flags.timing_budget_s && !(std::isfinite(*flags.timing_budget_s) && *flags.timing_budget_s > 0))
     throw usage_error(fmt::format("--timing-budget {}: a finite, positive number of seconds", *flags.timing_budget_s));
+  if (flags.max_source_bytes <= 0)
+    throw usage_error(fmt::format("--max-source-bytes {}: a positive number of bytes", flags.max_source_bytes));
   if (flags.seed && *flags.seed > k_max_seed)
     throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
 }
@@ -197,15 +210,39 @@ timing_options make_timing(const evaluation_flags& flags, const session& s) {
   return timing;
 }
 
-// The records file of --out (or a fresh timestamped folder), refusing to mix runs silently.
-std::filesystem::path records_path(const evaluation_flags& flags) {
+// The records file of --out (or a fresh timestamped folder), checked before any worker starts:
+// the folder is created and must be writable, a run never mixes into an earlier one silently, and
+// the file's lock is taken (a second writer stops here).
+std::unique_ptr<record_writer> open_records(const evaluation_flags& flags) {
   const std::filesystem::path dir = flags.out.empty() ? default_output_dir() : std::filesystem::path(flags.out);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("--out {}: cannot create the folder: {}", dir.string(), ec.message()));
+  if (!std::filesystem::is_directory(dir)) throw usage_error(fmt::format("--out {}: not a folder", dir.string()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw usage_error(fmt::format("--out {}: cannot write there: {}", dir.string(), std::strerror(errno)));
   const auto path = dir / "records.jsonl";
   if (std::filesystem::exists(path) && !flags.resume)
     throw usage_error(fmt::format("{} exists: pass --resume to continue it, or choose another --out", path.string()));
-  return path;
+  try {
+    return std::make_unique<record_writer>(path, flags.wait_lock ? lock_wait::wait : lock_wait::fail);
+  } catch (const records_locked& e) {
+    throw usage_error(e.what());
+  }
 }
 
+// --resume: the records already in the file, read under its lock (so a queued run sees the
+// records of the one before it).
+std::map<std::string, json> resumed(const evaluation_flags& flags, const record_writer* writer) {
+  if (!flags.resume || !writer) return {};
+  try {
+    return recorded_by_config_hash(writer->path());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(fmt::format("--resume: {}", e.what()));
+  }
+}
+
+// Over every selected task, recorded ones included: 0 only when all are correct and robust.
 int finish(const run_outcome& outcome) {
   if (outcome.interrupted) return exit_code::interrupted;
   for (const auto& row : outcome.rows)
@@ -244,10 +281,10 @@ int list_command(const list_options& options) {
 int run_command(const run_options& options) {
   validate(options.flags);
   install_interrupt_handlers();
+  const auto writer = open_records(options.flags);
+  const auto& path = writer->path();
   auto s = open_session(options.flags.device, {}, "suite");
   const auto tasks = select(s.tasks, options.selection);
-  const auto path = records_path(options.flags);
-  record_writer writer(path);
   read_ceilings_file(s, options.flags.ceilings_file);
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
@@ -257,7 +294,7 @@ int run_command(const run_options& options) {
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail, path.parent_path()});
   fmt::print("pallasbench run: {} task(s), size {}, device {} ({}), records -> {}\n", tasks.size(), config.size,
              s.device, s.environment.value("device_kind", "?"), path.string());
-  runner r(eval, &writer, options.flags.resume ? recorded_config_hashes(path) : std::set<std::string>{}, std::cout);
+  runner r(eval, writer.get(), resumed(options.flags, writer.get()), std::cout);
   const auto outcome = r.run(
       tasks,
       [](const task_info& t) {
@@ -266,7 +303,9 @@ int run_command(const run_options& options) {
       config);
   fmt::print("\n");
   make_printer(options.summary_format, options.summary)->print(std::cout, outcome.rows);
-  if (outcome.skipped) fmt::print("{} task(s) already recorded were skipped\n", outcome.skipped);
+  if (outcome.recorded)
+    fmt::print("{} task(s) were recorded before in {}: their records count as they stand\n", outcome.recorded,
+               path.string());
   if (outcome.interrupted) fmt::print("interrupted: finished records are in {}; rerun with --resume\n", path.string());
   return finish(outcome);
 }
@@ -280,15 +319,11 @@ int eval_command(const eval_options& options) {
     paths.push_back(std::filesystem::absolute(candidate).string());
   }
   install_interrupt_handlers();
-  auto s = open_session(options.flags.device, paths, "user");
-  const auto tasks = select(s.tasks, {{options.task}, std::nullopt, ""});
   std::unique_ptr<record_writer> writer;
-  std::set<std::string> done;
-  if (!options.flags.out.empty()) {
-    const auto path = records_path(options.flags);
-    writer = std::make_unique<record_writer>(path);
-    if (options.flags.resume) done = recorded_config_hashes(path);
-  }
+  if (!options.flags.out.empty()) writer = open_records(options.flags);
+  auto s = open_session(options.flags.device, paths, "user", options.flags.max_source_bytes);
+  const auto tasks = select(s.tasks, {{options.task}, std::nullopt, ""});
+  const auto recorded = resumed(options.flags, writer.get());
   read_ceilings_file(s, options.flags.ceilings_file);
   if (s.device == "gpu") describe_gpu(s, options.flags.timing);
   const auto config = make_config(options.flags, s.device);
@@ -298,25 +333,31 @@ int eval_command(const eval_options& options) {
   // Without --out there is no folder for artifact files: they go inline.
   eval.set_artifacts({options.flags.artifacts, options.flags.pass_trail,
                       options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)});
-  runner r(eval, writer.get(), done, std::cerr);
+  runner r(eval, writer.get(), recorded, std::cerr);
   run_outcome all;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const auto& facts = s.candidates.value(paths[i], json::object());
-    const candidate_spec spec{"user", paths[i], facts.value("sha256", ""), facts.value("source", ""),
-                              facts.value("bundled_source", "")};
+    const candidate_spec spec{"user",
+                              paths[i],
+                              facts.value("sha256", ""),
+                              facts.value("source", ""),
+                              facts.value("bundled_source", ""),
+                              facts.value("encoding", ""),
+                              facts.value("refused", "")};
     s.pool->keep_spare_tracer(i + 1 < paths.size());  // the next candidate's tracer starts meanwhile
     auto outcome = r.run(
         tasks, [&](const task_info&) { return spec; }, config);
     for (auto& row : outcome.rows) all.rows.push_back(std::move(row));
     for (auto& record : outcome.records) all.records.push_back(std::move(record));
-    all.skipped += outcome.skipped;
+    all.recorded += outcome.recorded;
     if (outcome.interrupted) {
       all.interrupted = true;
       break;
     }
   }
   if (options.json)
-    for (const auto& record : all.records) fmt::print("{}\n", record.dump());
+    for (const auto& record : all.records)
+      fmt::print("{}\n", record.dump(-1, ' ', false, json::error_handler_t::replace));
   else
     table_printer().print(std::cerr, all.rows);
   return finish(all);
@@ -355,14 +396,14 @@ int report_command(const report_options& options) {
   std::vector<summary_row> rows;
   std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size) -> row
   for (const auto& file : options.records) {
-    std::ifstream in(file);
-    if (!in) throw usage_error(fmt::format("cannot read records file {}", file));
-    std::string line;
-    std::size_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      const auto record = json::parse(line, nullptr, false);
-      if (!record.is_object()) throw usage_error(fmt::format("{}:{}: not a JSON record", file, number));
+    if (!std::ifstream(file)) throw usage_error(fmt::format("cannot read records file {}", file));
+    std::vector<json> records;
+    try {
+      records = read_records(file, &std::cerr);  // a cut last line is skipped with a warning
+    } catch (const std::runtime_error& e) {
+      throw usage_error(e.what());
+    }
+    for (const auto& record : records) {
       auto row = summary_row::from_record(record);
       const auto key = std::make_pair(row.task, row.size);
       if (const auto it = index.find(key); it != index.end()) {

@@ -15,6 +15,7 @@ namespace pallasbench {
 namespace {
 
 using detail::input_paths;
+using detail::refused_candidate;
 using detail::refused_module;
 using detail::wrong_output;
 using nlohmann::json;
@@ -98,7 +99,9 @@ json evaluator::trace(task_result& result, const task_info& task, const candidat
   const bool user = candidate.kind == "user";
   // The harness sends the source the trusted reference process read: what the record holds is
   // what was traced, whatever the candidate says of its own __file__.
-  const json which = user ? json{{"source", candidate.source}, {"name", candidate.file.filename().string()}}
+  const json which = user ? json{{"source", candidate.source},
+                                 {"encoding", candidate.encoding},
+                                 {"name", candidate.file.filename().string()}}
                           : json{{"task", task.name}};
   json request = {{"cmd", "trace"}, {"candidate", which}, {"inputs", input_specs}, {"platform", m_config.device}};
   // The tracer sees no GPU: it lowers for the one the trusted processes see.
@@ -339,6 +342,10 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   const auto task_dir = m_scratch.fresh(task.name);
   try {
     evidence kept;
+    if (!candidate.refused.empty()) {
+      m_phase = "load";
+      throw refused_candidate(candidate.refused);
+    }
     check_seeds(result, task, candidate, kept);
     if (result.status == task_status::ok) check_stress(result, task);
     if (result.status == task_status::ok) {
@@ -349,9 +356,12 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   } catch (const command_failed& e) {
     result.status = status_for(e.kind());
     result.failure = failure_info{m_phase, e.what(), e.traceback()};
+  } catch (const refused_candidate& e) {
+    result.status = task_status::compile_error;  // as Python refuses a file it cannot read
+    result.failure = failure_info{m_phase, e.what(), cpp_traceback(e)};
   } catch (const refused_module& e) {
     result.status = task_status::compile_error;  // never compiled: nothing of it ran
-    result.failure = failure_info{m_phase, e.what(), ""};
+    result.failure = failure_info{m_phase, e.what(), cpp_traceback(e)};
     record_source_analysis(result);
   } catch (const worker_failure& e) {
     result.status = e.what_kind() == worker_failure::kind::timeout ? task_status::timeout : task_status::crashed;
@@ -362,19 +372,19 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
     } else if (m_phase != "trace") {  // a tracer that hung or died is gone already
       m_pool.discard_executor();      // a kernel (or its module) crashed or hung it
     }
-    result.failure = failure_info{m_phase, e.what(), ""};
+    result.failure = failure_info{m_phase, e.what(), cpp_traceback(e)};
     result.stderr_tail = e.stderr_tail();
   } catch (const wrong_output& e) {
     result.status = task_status::incorrect;
-    result.failure = failure_info{m_phase, e.what(), ""};
+    result.failure = failure_info{m_phase, e.what(), cpp_traceback(e)};
   } catch (const npy_error& e) {
     result.status = task_status::incorrect;
-    result.failure = failure_info{m_phase, fmt::format("output cannot be checked: {}", e.what()), ""};
+    result.failure = failure_info{m_phase, fmt::format("output cannot be checked: {}", e.what()), cpp_traceback(e)};
   } catch (const interrupted_error&) {
     throw;
   } catch (const std::exception& e) {
     result.status = task_status::harness_error;
-    result.failure = failure_info{m_phase, e.what(), ""};
+    result.failure = failure_info{m_phase, e.what(), cpp_traceback(e)};
   }
   if (!m_pending_artifacts.is_null() && m_pool.has_executor()) {
     try {

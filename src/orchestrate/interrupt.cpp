@@ -15,6 +15,7 @@ void install_interrupt_handlers() {
   action.sa_flags = 0;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);  // a closed terminal: stop as for Ctrl-C, scratch removed
 }
 
 bool interrupted() { return g_interrupted != 0; }

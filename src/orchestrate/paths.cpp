@@ -1,6 +1,13 @@
 #include "pallasbench/paths.hpp"
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string_view>
 
 #include <chrono>
 #include <cstdlib>
@@ -8,6 +15,8 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+
+#include "pallasbench/error.hpp"
 
 namespace pallasbench {
 namespace {
@@ -57,12 +66,43 @@ std::string utc_timestamp() {
 
 std::filesystem::path default_output_dir() { return std::filesystem::path("results") / utc_timestamp(); }
 
+namespace {
+
+constexpr std::string_view k_scratch_prefix = "pallasbench-";
+
+// The pid in a scratch folder's name "pallasbench-<pid>-XXXXXX" (none for other names).
+std::optional<pid_t> scratch_owner(const std::string& name) {
+  if (!name.starts_with(k_scratch_prefix)) return std::nullopt;
+  const auto digits = name.substr(k_scratch_prefix.size(), name.find('-', k_scratch_prefix.size()) - k_scratch_prefix.size());
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+}  // namespace
+
+std::size_t remove_stale_scratch(const std::filesystem::path& base) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+    const auto owner = scratch_owner(entry.path().filename().string());
+    struct stat st {};
+    if (!owner || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
+      continue;
+    if (::kill(*owner, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal): kept
+    std::error_code ignored;
+    if (std::filesystem::remove_all(entry.path(), ignored) > 0) ++removed;
+  }
+  return removed;
+}
+
 scratch_dir::scratch_dir() {
   const std::filesystem::path base =
       std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
-  std::string pattern = (base / "pallasbench-XXXXXX").string();
-  if (!::mkdtemp(pattern.data()))
-    throw std::runtime_error(fmt::format("cannot create scratch folder in {}", base.string()));
+  // Folders of runs killed with -9 hold inputs and reference outputs: gone once their pid is.
+  (void)remove_stale_scratch(base);
+  std::string pattern = (base / fmt::format("{}{}-XXXXXX", k_scratch_prefix, ::getpid())).string();
+  if (!::mkdtemp(pattern.data()))  // mode 0700: private to this user
+    throw error(fmt::format("cannot create scratch folder in {}: {}", base.string(), std::strerror(errno)));
   m_path = pattern;
 }
 

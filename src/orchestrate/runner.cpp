@@ -16,9 +16,14 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
   for (const auto& task : tasks) {
     ++index;
     const auto spec = candidate(task);
-    if (m_done.contains(config_hash(task.name, spec.sha256, config))) {
-      ++outcome.skipped;
-      fmt::print(m_progress, "[{}/{}] {} ({}) already recorded, skipped\n", index, tasks.size(), task.name, size);
+    if (const auto it = m_recorded.find(config_hash(task.name, spec.sha256, config)); it != m_recorded.end()) {
+      auto row = summary_row::from_record(it->second);
+      row.recorded = true;
+      fmt::print(m_progress, "[{}/{}] {} ({}) recorded before: {}\n", index, tasks.size(), task.name, size,
+                 row.status);
+      ++outcome.recorded;
+      outcome.rows.push_back(std::move(row));
+      outcome.records.push_back(it->second);
       continue;
     }
     if (interrupted()) {
@@ -35,7 +40,14 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
       break;
     }
     auto record = to_record(result);
-    if (m_writer) m_writer->append(record);
+    if (m_writer) {
+      try {
+        m_writer->append(record);
+      } catch (const record_write_error& e) {
+        throw record_write_error(fmt::format("task '{}' ({}): {}; stopping, as no later record could be kept", task.name,
+                                             size, e.what()));
+      }
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto row = summary_row::from_record(record);
     fmt::print(m_progress, "{}\n", progress_line(index, tasks.size(), row, seconds));

@@ -1,5 +1,7 @@
 #include "pallasbench/worker.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "pallasbench/paths.hpp"
@@ -35,8 +37,13 @@ child_process::options process_options(const worker_options& o) {
     opts.env = scrubbed_environment(o);
     return opts;
   }
+  // The user's PYTHONPATH (a `pip install --target` folder, say) is extended, not replaced: a
+  // candidate may import the user's own libraries. The tracer's sandbox gets those folders
+  // through the reference's sys.path (python_paths).
+  std::string python_path = (o.project_root / "python").string();
+  if (const char* user = std::getenv("PYTHONPATH"); user && *user) python_path += std::string(":") + user;
   opts.env = {
-      {"PYTHONPATH", (o.project_root / "python").string()},
+      {"PYTHONPATH", python_path},
       {"PALLASBENCH_ROOT", o.project_root.string()},
       // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
@@ -52,8 +59,9 @@ child_process::options process_options(const worker_options& o) {
 
 }  // namespace
 
-worker_failure::worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail)
-    : std::runtime_error(std::move(message)), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
+worker_failure::worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail,
+                               std::source_location where)
+    : error(message, where), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
 
 worker::worker(const worker_options& options)
     : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {}
@@ -62,7 +70,12 @@ const nlohmann::json& worker::hello() {
   if (m_hello.is_null()) {
     if (m_dead) throw worker_failure(worker_failure::kind::died, "worker is gone", std::nullopt, stderr_tail());
     auto greeting = read_reply(m_startup_timeout, "starting up");
-    if (!greeting.value("ready", false)) fail(worker_failure::kind::protocol, "worker greeting lacks \"ready\"");
+    if (!greeting.value("ready", false)) {
+      const auto& error = greeting.value("error", nlohmann::json::object());
+      fail(worker_failure::kind::protocol, error.contains("message") && error["message"].is_string()
+                                               ? error["message"].get<std::string>()
+                                               : std::string("worker greeting lacks \"ready\""));
+    }
     m_hello = std::move(greeting);
   }
   return m_hello;

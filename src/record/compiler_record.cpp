@@ -1,5 +1,7 @@
 #include "pallasbench/compiler_record.hpp"
 
+#include "pallasbench/error.hpp"
+
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -18,7 +20,7 @@ using nlohmann::json;
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read compiler artifact {}", path.string()));
+  if (!in) throw error(fmt::format("cannot read compiler artifact {}", path.string()));
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 

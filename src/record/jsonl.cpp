@@ -1,14 +1,21 @@
 #include "pallasbench/jsonl.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
+#include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "pallasbench/interrupt.hpp"
 
 namespace pallasbench {
 namespace {
@@ -31,47 +38,141 @@ off_t complete_length(int fd, const std::filesystem::path& path) {
   return end;
 }
 
+std::string holder_text(const std::optional<pid_t>& holder) {
+  return holder ? fmt::format("process {}", *holder) : std::string("another process");
+}
+
+// Takes the exclusive lock, queueing when asked; EINTR from Ctrl-C ends the wait.
+void lock_exclusive(int fd, const std::filesystem::path& path, lock_wait wait) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+  if (errno != EWOULDBLOCK) io_fail(path, "cannot lock records file");
+  if (wait == lock_wait::fail) throw records_locked(path, flock_holder(path));
+  fmt::print(std::cerr, "{} is being written by {}: waiting for it (--wait-lock)\n", path.string(),
+             holder_text(flock_holder(path)));
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) io_fail(path, "cannot lock records file");
+    if (interrupted()) throw interrupted_error();
+  }
+}
+
 }  // namespace
 
-record_writer::record_writer(const std::filesystem::path& path) : m_path(path) {
+records_locked::records_locked(const std::filesystem::path& path, std::optional<pid_t> holder)
+    : std::runtime_error(fmt::format("{} is being written by {} (it holds the file's lock): wait for it, pass "
+                                     "--wait-lock to queue behind it, or choose another --out",
+                                     path.string(), holder_text(holder))),
+      m_holder(holder) {}
+
+std::optional<pid_t> flock_holder(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  // Lines read "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF": pid, then major:minor:inode
+  // with the device numbers in hex.
+  const auto wanted = fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev), st.st_ino);
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream fields(line);
+    std::string id, kind, mode, access, device;
+    pid_t pid = 0;
+    if (!(fields >> id >> kind >> mode >> access >> pid >> device)) continue;
+    if (kind == "FLOCK" && device == wanted) return pid;
+  }
+  return std::nullopt;
+}
+
+record_writer::record_writer(const std::filesystem::path& path, lock_wait wait) : m_path(path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (m_fd < 0) io_fail(path, "cannot open records file");
+  // The holder before us may have removed the file it created and left empty: then the lock we
+  // got is on a name no longer in the folder, and we open again.
+  for (;;) {
+    const bool existed = std::filesystem::exists(path);
+    m_fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) io_fail(path, "cannot open records file");
+    try {
+      lock_exclusive(m_fd, path, wait);
+    } catch (...) {
+      ::close(m_fd);
+      throw;
+    }
+    struct stat held {}, named {};
+    if (::fstat(m_fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev) {
+      m_created = !existed;
+      break;
+    }
+    ::close(m_fd);
+  }
   const off_t end = complete_length(m_fd, path);
-  if (::ftruncate(m_fd, end) != 0) io_fail(path, "truncate a partial last line");
-  if (::lseek(m_fd, 0, SEEK_END) < 0) io_fail(path, "seek");
+  if (::ftruncate(m_fd, end) != 0) {
+    ::close(m_fd);
+    io_fail(path, "truncate a partial last line");
+  }
 }
 
 record_writer::~record_writer() {
-  if (m_fd >= 0) ::close(m_fd);
+  if (m_fd < 0) return;
+  // A run that stopped before its first record (bad flags, no GPU) leaves no empty file behind
+  // to block the next run; unlinked under the lock, so a queued writer notices and reopens.
+  struct stat st {};
+  if (m_created && m_appended == 0 && ::fstat(m_fd, &st) == 0 && st.st_size == 0) ::unlink(m_path.c_str());
+  ::close(m_fd);  // releases the lock
 }
 
 void record_writer::append(const nlohmann::json& record) {
-  // Invalid UTF-8 from a worker's stderr is replaced rather than refused: losing a record to it
-  // would be worse.
+  // Invalid UTF-8 that slipped past valid_utf8 is replaced rather than refused: losing a record to
+  // it would be worse.
   const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const off_t start = ::lseek(m_fd, 0, SEEK_END);
   std::size_t written = 0;
+  const auto fail = [&](std::string_view what) {
+    const int error = errno;
+    const bool cut = start >= 0 && ::ftruncate(m_fd, start) == 0;  // never leave half a line behind
+    throw record_write_error(fmt::format("{}: {} ({} bytes): {}{}", m_path.string(), what, line.size(),
+                                         std::strerror(error),
+                                         cut ? "; the file ends with the last complete record"
+                                             : "; the partial line could not be removed"));
+  };
   while (written < line.size()) {
     const ssize_t n = ::write(m_fd, line.data() + written, line.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      io_fail(m_path, "write");
+      fail("cannot append the record");
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(m_fd) != 0) io_fail(m_path, "fsync");
+  if (::fsync(m_fd) != 0) fail("cannot sync the record to disk");
+  ++m_appended;
 }
 
-std::set<std::string> recorded_config_hashes(const std::filesystem::path& path) {
-  std::set<std::string> hashes;
+std::vector<nlohmann::json> read_records(const std::filesystem::path& path, std::ostream* warnings) {
+  std::vector<nlohmann::json> records;
   std::ifstream in(path);
   std::string line;
+  std::size_t number = 0;
   while (std::getline(in, line)) {
-    if (in.eof()) break;  // a last line without its newline was cut short: not a record
-    const auto record = nlohmann::json::parse(line, nullptr, false);
-    if (record.is_object() && record.contains("config_hash")) hashes.insert(record["config_hash"].get<std::string>());
+    ++number;
+    if (in.eof()) {  // a last line without its newline was cut short: not a record
+      if (warnings)
+        fmt::print(*warnings, "warning: {}:{}: the last line was cut short ({} bytes, no newline): skipped\n",
+                   path.string(), number, line.size());
+      break;
+    }
+    auto record = nlohmann::json::parse(line, nullptr, false);
+    if (!record.is_object()) throw std::runtime_error(fmt::format("{}:{}: not a JSON record", path.string(), number));
+    records.push_back(std::move(record));
   }
-  return hashes;
+  return records;
+}
+
+std::map<std::string, nlohmann::json> recorded_by_config_hash(const std::filesystem::path& path) {
+  std::map<std::string, nlohmann::json> recorded;
+  for (auto& record : read_records(path))
+    if (record.contains("config_hash") && record["config_hash"].is_string()) {
+      auto hash = record["config_hash"].get<std::string>();  // before the record moves
+      recorded[std::move(hash)] = std::move(record);
+    }
+  return recorded;
 }
 
 }  // namespace pallasbench

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/utf8.hpp"
+
 namespace pallasbench {
 namespace {
 
@@ -285,10 +287,11 @@ json to_record(const task_result& r) {
       {"config_hash", config_hash(r.task.name, r.candidate.sha256, r.config)},
       {"status", status_name(r.status)},
       {"error",
-       r.failure
-           ? json{{"phase", r.failure->phase}, {"message", r.failure->message}, {"traceback", r.failure->traceback}}
-           : json(nullptr)},
-      {"stderr_tail", r.stderr_tail.empty() ? json(nullptr) : json(r.stderr_tail)},
+       r.failure ? json{{"phase", r.failure->phase},
+                        {"message", valid_utf8(r.failure->message)},
+                        {"traceback", valid_utf8(r.failure->traceback)}}
+                 : json(nullptr)},
+      {"stderr_tail", r.stderr_tail.empty() ? json(nullptr) : json(valid_utf8(r.stderr_tail))},
       // pallasbench-robust card fields
       {"kernel_name", r.task.name},
       {"level", r.task.level},

@@ -72,6 +72,18 @@ std::string compiler_row_cells(const char* format, const compiler_cells& c) {
                      c.shared_memory);
 }
 
+// Rows the records file supplied are marked: the reader must know they were not run now.
+std::string note(const summary_row& r) {
+  const auto message = first_line(r.message, 80);
+  if (!r.recorded) return message;
+  return message.empty() ? "(recorded before)" : "(recorded before) " + message;
+}
+
+std::string recorded_tally(const std::vector<summary_row>& rows) {
+  const auto n = std::count_if(rows.begin(), rows.end(), [](const summary_row& r) { return r.recorded; });
+  return n ? fmt::format(" ({} from the records file, not run again)", n) : "";
+}
+
 constexpr const char* k_table_compiler = "{:>4}  {:<6}  {:<11}  {:>8}  {:>7}  {:>8}  ";
 constexpr const char* k_markdown_compiler = " {} | {} | {} | {} | {} | {} |";
 
@@ -131,11 +143,11 @@ void table_printer::print(std::ostream& out, const std::vector<summary_row>& row
     ++counts[r.status];
     fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
                r.status, format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), first_line(r.message, 80));
+               format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), note(r));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-  fmt::print(out, "{} tasks: {}\n", rows.size(), tally.empty() ? "none" : tally);
+  fmt::print(out, "{} tasks: {}{}\n", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows));
   if (!rows.empty() && !rows.front().timer.empty())
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
 }
@@ -148,10 +160,12 @@ void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& 
       compiler ? compiler_header_cells(k_markdown_compiler) : "");
   fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size, r.status,
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
+               r.recorded ? r.status + " (recorded)" : r.status,
                format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
                format_us(r.reference_us), format_ratio(r.ratio()),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
+  if (const auto tally = recorded_tally(rows); !tally.empty()) fmt::print(out, "\n{} rows{}\n", rows.size(), tally);
 }
 
 std::unique_ptr<summary_printer> make_printer(const std::string& format, summary_options options) {

@@ -1,8 +1,13 @@
 #include "pallasbench/jsonl.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "npy_writer.hpp"
@@ -17,6 +22,12 @@ std::string read_all(const std::filesystem::path& path) {
   return s.str();
 }
 
+std::set<std::string> hashes(const std::filesystem::path& path) {
+  std::set<std::string> out;
+  for (const auto& [hash, record] : recorded_by_config_hash(path)) out.insert(hash);
+  return out;
+}
+
 TEST(Jsonl, AppendsOneLinePerRecord) {
   testing::temp_dir dir;
   const auto path = dir / "sub" / "records.jsonl";
@@ -27,23 +38,52 @@ TEST(Jsonl, AppendsOneLinePerRecord) {
   }
   const auto text = read_all(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
-  EXPECT_EQ(recorded_config_hashes(path), (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(hashes(path), (std::set<std::string>{"a", "b"}));
 }
 
 TEST(Jsonl, ReopeningKeepsRecordsAndDropsCutLine) {
   testing::temp_dir dir;
   const auto path = dir / "records.jsonl";
   testing::write_file(path, "{\"config_hash\": \"a\"}\n{\"config_hash\": \"b\", \"cut");
-  EXPECT_EQ(recorded_config_hashes(path), (std::set<std::string>{"a"}));
+  EXPECT_EQ(hashes(path), (std::set<std::string>{"a"}));
   {
     record_writer w(path);
     w.append({{"config_hash", "c"}});
   }
   EXPECT_EQ(read_all(path), "{\"config_hash\": \"a\"}\n{\"config_hash\":\"c\"}\n");
-  EXPECT_EQ(recorded_config_hashes(path), (std::set<std::string>{"a", "c"}));
+  EXPECT_EQ(hashes(path), (std::set<std::string>{"a", "c"}));
 }
 
-TEST(Jsonl, MissingFileHasNoHashes) { EXPECT_TRUE(recorded_config_hashes("/nonexistent/records.jsonl").empty()); }
+TEST(Jsonl, LaterRecordOfAHashWins) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  testing::write_file(path, "{\"config_hash\": \"a\", \"n\": 1}\n{\"config_hash\": \"a\", \"n\": 2}\n");
+  EXPECT_EQ(recorded_by_config_hash(path).at("a").at("n"), 2);
+}
+
+TEST(Jsonl, ReadRecordsWarnsOfCutLastLine) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  testing::write_file(path, "{\"config_hash\": \"a\"}\n{\"config_hash\": \"b\", \"cut");
+  std::ostringstream warnings;
+  const auto records = read_records(path, &warnings);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_NE(warnings.str().find("records.jsonl:2: the last line was cut short"), std::string::npos) << warnings.str();
+}
+
+TEST(Jsonl, ReadRecordsNamesACorruptLine) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  testing::write_file(path, "{\"config_hash\": \"a\"}\n{\"config_h\n{\"config_hash\": \"b\"}\n");
+  try {
+    (void)read_records(path);
+    FAIL() << "a corrupt complete line was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("records.jsonl:2: not a JSON record"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Jsonl, MissingFileHasNoRecords) { EXPECT_TRUE(recorded_by_config_hash("/nonexistent/records.jsonl").empty()); }
 
 TEST(Jsonl, InvalidUtf8IsReplacedNotLost) {
   testing::temp_dir dir;
@@ -52,7 +92,60 @@ TEST(Jsonl, InvalidUtf8IsReplacedNotLost) {
     record_writer w(path);
     w.append({{"config_hash", "x"}, {"stderr_tail", std::string("bad \xff byte")}});
   }
-  EXPECT_EQ(recorded_config_hashes(path), (std::set<std::string>{"x"}));
+  EXPECT_EQ(hashes(path), (std::set<std::string>{"x"}));
+}
+
+// flock belongs to the open file: a second writer in this very process is refused like another
+// process would be, and told who holds the lock.
+TEST(Jsonl, SecondWriterIsRefusedNamingTheHolder) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  record_writer first(path);
+  EXPECT_EQ(flock_holder(path), ::getpid());
+  try {
+    record_writer second(path);
+    FAIL() << "two writers hold one records file";
+  } catch (const records_locked& e) {
+    EXPECT_EQ(e.holder(), ::getpid());
+    EXPECT_NE(std::string(e.what()).find(fmt::format("process {}", ::getpid())), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--wait-lock"), std::string::npos);
+  }
+}
+
+TEST(Jsonl, LockIsReleasedWithTheWriter) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  { record_writer first(path); }
+  EXPECT_EQ(flock_holder(path), std::nullopt);
+  EXPECT_NO_THROW(record_writer second(path));
+}
+
+// A file size limit (RLIMIT_FSIZE, as `prlimit --fsize` sets) reached mid-record: a clear error,
+// and the file still ends with the last complete record.
+TEST(Jsonl, FailedAppendLeavesOnlyCompleteRecords) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl";
+  record_writer w(path);
+  w.append({{"config_hash", "a"}});
+  const auto kept = read_all(path);
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = kept.size() + 10;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string message;
+  try {
+    w.append({{"config_hash", "b"}, {"payload", std::string(100, 'x')}});
+  } catch (const record_write_error& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_NE(message.find("cannot append the record"), std::string::npos) << message;
+  EXPECT_NE(message.find("File too large"), std::string::npos) << message;
+  EXPECT_NE(message.find("ends with the last complete record"), std::string::npos) << message;
+  EXPECT_EQ(read_all(path), kept);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // What the evaluator's translation units share: the failures it turns into a status.
 #pragma once
 
+#include "pallasbench/error.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -9,17 +11,24 @@
 
 namespace pallasbench::detail {
 
-// The module is refused before it is compiled (analysis of its StableHLO).
-class refused_module : public std::runtime_error {
+// The candidate's file is refused before anything of it runs (over --max-source-bytes, or bytes
+// that do not decode in its declared encoding).
+class refused_candidate : public error {
 public:
-  using std::runtime_error::runtime_error;
+  using error::error;
+};
+
+// The module is refused before it is compiled (analysis of its StableHLO).
+class refused_module : public error {
+public:
+  using error::error;
 };
 
 // The candidate's output cannot match the reference whatever its values, or it differs under
 // timing.
-class wrong_output : public std::runtime_error {
+class wrong_output : public error {
 public:
-  using std::runtime_error::runtime_error;
+  using error::error;
 };
 
 inline std::vector<std::string> input_paths(const nlohmann::json& reference_reply) {
