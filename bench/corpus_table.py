@@ -46,14 +46,14 @@ def rules_cell(record):
         return f"n/a: {record['why']}"
     parts = []
     for name, rule in record["rules"].items():
-        if rule["passed"] is False:
+        if rule.get("passed") is False:
             if name == "source_analysis":
                 parts.append(f"{name} ({', '.join(PATTERN_LABELS[p] for p in rule['value'])})")
-            elif name == "input_impact" and rule["value"] is None:
+            elif name == "input_impact" and rule.get("value") is None:
                 parts.append(f"{name} (raised)")
             else:
                 parts.append(name)
-        elif rule["passed"] is None:
+        elif rule.get("passed") is None:
             parts.append(f"{name} {rule['reason']}")
     return ", ".join(parts) or "-"
 

@@ -43,7 +43,8 @@ struct evaluation_flags {
   double timeout_s = 300;
   bool resume = false;
   bool wait_lock = false;
-  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread  // queue behind another writer of the records file instead of stopping
+  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread  // queue behind
+                                                               // another writer of the records file instead of stopping
   bool timing = true;
   double max_noise = 0.005;               // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU

@@ -55,7 +55,7 @@ public:
 private:
   std::filesystem::path m_path;
   int m_fd = -1;
-  bool m_created = false;        // this writer created the file
+  bool m_created = false;  // this writer created the file
   std::size_t m_appended = 0;
 };
 

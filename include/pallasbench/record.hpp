@@ -14,7 +14,9 @@
 
 namespace pallasbench {
 
-inline constexpr int k_schema_version = 1;
+// 2: Arrow-stable (no nulls, keyed maps as entry lists, artifacts always objects; see
+// docs/record_schema.md).
+inline constexpr int k_schema_version = 2;
 
 // timing_rejected: correct, but its timing cannot stand (a sample launched none of its kernels,
 // or beat the hardware's floor).

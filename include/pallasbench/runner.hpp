@@ -2,8 +2,8 @@
 #pragma once
 
 #include <functional>
-#include <ostream>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 

@@ -16,6 +16,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "detail/command_setup.hpp"
 #include "pallasbench/artifacts.hpp"
 #include "pallasbench/evaluator.hpp"
 #include "pallasbench/filter.hpp"
@@ -29,6 +30,10 @@
 
 namespace pallasbench {
 namespace {
+
+using detail::open_records;
+using detail::resumed;
+using detail::validate;
 
 using nlohmann::json;
 
@@ -63,9 +68,9 @@ session open_session(const std::string& device, const std::vector<std::string>& 
   if (device == "gpu" && backend != "gpu")
     throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
   s.device = backend == "gpu" ? "gpu" : "cpu";
-  const auto reply = ref.call(
-      {{"cmd", "describe"}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}},
-      std::chrono::seconds(300));
+  const auto reply =
+      ref.call({{"cmd", "describe"}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}},
+               std::chrono::seconds(300));
   for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
   for (const auto& e : reply.at("errors"))
     fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));
@@ -154,27 +159,6 @@ std::vector<task_info> select(const std::vector<task_info>& all, const selection
   return tasks;
 }
 
-// Limits a user can act on: a NaN or infinite time never compares as too small, a timeout under
-// 0.1 s cannot start a worker, and a billion seeds run for ever.
-constexpr int k_max_seeds = 1000;
-constexpr double k_min_timeout_s = 0.1;
-
-void validate(const evaluation_flags& flags) {
-  if (flags.seeds < 3 || flags.seeds > k_max_seeds)
-    throw usage_error(fmt::format("--seeds {}: from 3 to {} seeds", flags.seeds, k_max_seeds));
-  if (!std::isfinite(flags.timeout_s) || flags.timeout_s < k_min_timeout_s)
-    throw usage_error(
-        fmt::format("--timeout {}: a finite number of seconds, at least {}", flags.timeout_s, k_min_timeout_s));
-  if (!(flags.max_noise > 0 && flags.max_noise < 1))
-    throw usage_error(fmt::format("--max-noise {}: a relative noise between 0 and 1 (exclusive)", flags.max_noise));
-  if (flags.timing_budget_s && !(std::isfinite(*flags.timing_budget_s) && *flags.timing_budget_s > 0))
-    throw usage_error(fmt::format("--timing-budget {}: a finite, positive number of seconds", *flags.timing_budget_s));
-  if (flags.max_source_bytes <= 0)
-    throw usage_error(fmt::format("--max-source-bytes {}: a positive number of bytes", flags.max_source_bytes));
-  if (flags.seed && *flags.seed > k_max_seed)
-    throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
-}
-
 run_config make_config(const evaluation_flags& flags, const std::string& device) {
   fmt::print(std::cerr, "{}\n",
              flags.seed ? fmt::format("seed {} (given): every evaluation's inputs are predictable", *flags.seed)
@@ -208,38 +192,6 @@ timing_options make_timing(const evaluation_flags& flags, const session& s) {
                                     ? "no measured ceilings (no CUPTI timer, or --no-timing)"
                                     : "no ceilings on the CPU (interpret mode): --ceilings FILE applies given ones";
   return timing;
-}
-
-// The records file of --out (or a fresh timestamped folder), checked before any worker starts:
-// the folder is created and must be writable, a run never mixes into an earlier one silently, and
-// the file's lock is taken (a second writer stops here).
-std::unique_ptr<record_writer> open_records(const evaluation_flags& flags) {
-  const std::filesystem::path dir = flags.out.empty() ? default_output_dir() : std::filesystem::path(flags.out);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw usage_error(fmt::format("--out {}: cannot create the folder: {}", dir.string(), ec.message()));
-  if (!std::filesystem::is_directory(dir)) throw usage_error(fmt::format("--out {}: not a folder", dir.string()));
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw usage_error(fmt::format("--out {}: cannot write there: {}", dir.string(), std::strerror(errno)));
-  const auto path = dir / "records.jsonl";
-  if (std::filesystem::exists(path) && !flags.resume)
-    throw usage_error(fmt::format("{} exists: pass --resume to continue it, or choose another --out", path.string()));
-  try {
-    return std::make_unique<record_writer>(path, flags.wait_lock ? lock_wait::wait : lock_wait::fail);
-  } catch (const records_locked& e) {
-    throw usage_error(e.what());
-  }
-}
-
-// --resume: the records already in the file, read under its lock (so a queued run sees the
-// records of the one before it).
-std::map<std::string, json> resumed(const evaluation_flags& flags, const record_writer* writer) {
-  if (!flags.resume || !writer) return {};
-  try {
-    return recorded_by_config_hash(writer->path());
-  } catch (const std::runtime_error& e) {
-    throw usage_error(fmt::format("--resume: {}", e.what()));
-  }
 }
 
 // Over every selected task, recorded ones included: 0 only when all are correct and robust.
@@ -358,8 +310,7 @@ int eval_command(const eval_options& options) {
   if (options.json)
     for (const auto& record : all.records)
       fmt::print("{}\n", record.dump(-1, ' ', false, json::error_handler_t::replace));
-  else
-    table_printer().print(std::cerr, all.rows);
+  table_printer().print(std::cerr, all.rows);  // for the reader, beside the records on stdout
   return finish(all);
 }
 

@@ -73,7 +73,8 @@ constexpr std::string_view k_scratch_prefix = "pallasbench-";
 // The pid in a scratch folder's name "pallasbench-<pid>-XXXXXX" (none for other names).
 std::optional<pid_t> scratch_owner(const std::string& name) {
   if (!name.starts_with(k_scratch_prefix)) return std::nullopt;
-  const auto digits = name.substr(k_scratch_prefix.size(), name.find('-', k_scratch_prefix.size()) - k_scratch_prefix.size());
+  const auto digits =
+      name.substr(k_scratch_prefix.size(), name.find('-', k_scratch_prefix.size()) - k_scratch_prefix.size());
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return static_cast<pid_t>(std::stol(digits));
 }
@@ -86,8 +87,7 @@ std::size_t remove_stale_scratch(const std::filesystem::path& base) {
   for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
     const auto owner = scratch_owner(entry.path().filename().string());
     struct stat st {};
-    if (!owner || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
-      continue;
+    if (!owner || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
     if (::kill(*owner, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal): kept
     std::error_code ignored;
     if (std::filesystem::remove_all(entry.path(), ignored) > 0) ++removed;

@@ -19,8 +19,7 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
     if (const auto it = m_recorded.find(config_hash(task.name, spec.sha256, config)); it != m_recorded.end()) {
       auto row = summary_row::from_record(it->second);
       row.recorded = true;
-      fmt::print(m_progress, "[{}/{}] {} ({}) recorded before: {}\n", index, tasks.size(), task.name, size,
-                 row.status);
+      fmt::print(m_progress, "[{}/{}] {} ({}) recorded before: {}\n", index, tasks.size(), task.name, size, row.status);
       ++outcome.recorded;
       outcome.rows.push_back(std::move(row));
       outcome.records.push_back(it->second);
@@ -44,8 +43,8 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
       try {
         m_writer->append(record);
       } catch (const record_write_error& e) {
-        throw record_write_error(fmt::format("task '{}' ({}): {}; stopping, as no later record could be kept", task.name,
-                                             size, e.what()));
+        throw record_write_error(
+            fmt::format("task '{}' ({}): {}; stopping, as no later record could be kept", task.name, size, e.what()));
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

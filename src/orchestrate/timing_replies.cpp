@@ -17,8 +17,7 @@ void append_series(const json& reply, const char* key, std::size_t expected, std
   if (!reply.contains(key)) return;
   const auto& values = reply.at(key);
   if (values.size() != expected)
-    throw error(
-        fmt::format("timing reply: {} has {} values for {} samples", key, values.size(), expected));
+    throw error(fmt::format("timing reply: {} has {} values for {} samples", key, values.size(), expected));
   for (const auto& v : values) into.push_back(v.is_number() ? v.get<double>() : NAN);
 }
 
@@ -38,8 +37,7 @@ void add_timing_reply(const json& reply, side_sampling& side, timing_result& tim
   const auto& samples = reply.at("samples_us");
   const json costs = reply.value("cost_us", json(nullptr));
   if (costs.is_array() && costs.size() != samples.size())
-    throw error(
-        fmt::format("timing reply: cost_us has {} values for {} samples", costs.size(), samples.size()));
+    throw error(fmt::format("timing reply: cost_us has {} values for {} samples", costs.size(), samples.size()));
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const double sample = samples[i].get<double>();
     const double cost = costs.is_array() ? costs[i].get<double>() : sample;

@@ -80,8 +80,8 @@ json compiler_record(const json& captured, const std::filesystem::path& records_
   if (texts.contains("thunk_sequence")) out["thunk_sequence"] = texts["thunk_sequence"];  // a few lines
   for (const char* key : {"ptx", "sass", "ptxas", "pass_trail"}) {
     if (!texts.contains(key)) continue;
-    if (records_dir.empty()) {
-      out[key] = texts[key];
+    if (records_dir.empty()) {  // inline: the same object as in files mode, text in place of path
+      out[key] = {{"text", texts[key]}, {"bytes", texts[key].size()}};
       continue;
     }
     const auto relative = relative_dir / captured[key].get<std::string>();

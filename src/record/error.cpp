@@ -14,8 +14,8 @@ namespace {
 
 std::string type_name(const std::exception& e) {
   int status = 0;
-  const std::unique_ptr<char, decltype(&std::free)> name(abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status),
-                                                         &std::free);
+  const std::unique_ptr<char, decltype(&std::free)> name(
+      abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status), &std::free);
   return status == 0 && name ? std::string(name.get()) : std::string(typeid(e).name());
 }
 

@@ -95,7 +95,8 @@ record_writer::record_writer(const std::filesystem::path& path, lock_wait wait) 
       ::close(m_fd);
       throw;
     }
-    struct stat held {}, named {};
+    struct stat held {
+    }, named{};
     if (::fstat(m_fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       m_created = !existed;
@@ -128,10 +129,9 @@ void record_writer::append(const nlohmann::json& record) {
   const auto fail = [&](std::string_view what) {
     const int error = errno;
     const bool cut = start >= 0 && ::ftruncate(m_fd, start) == 0;  // never leave half a line behind
-    throw record_write_error(fmt::format("{}: {} ({} bytes): {}{}", m_path.string(), what, line.size(),
-                                         std::strerror(error),
-                                         cut ? "; the file ends with the last complete record"
-                                             : "; the partial line could not be removed"));
+    throw record_write_error(
+        fmt::format("{}: {} ({} bytes): {}{}", m_path.string(), what, line.size(), std::strerror(error),
+                    cut ? "; the file ends with the last complete record" : "; the partial line could not be removed"));
   };
   while (written < line.size()) {
     const ssize_t n = ::write(m_fd, line.data() + written, line.size() - written);

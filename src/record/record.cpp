@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/arrow_stable.hpp"
+#include "pallasbench/record_bound.hpp"
 #include "pallasbench/utf8.hpp"
 
 namespace pallasbench {
@@ -286,11 +288,10 @@ json to_record(const task_result& r) {
       {"run_id", r.run_id},
       {"config_hash", config_hash(r.task.name, r.candidate.sha256, r.config)},
       {"status", status_name(r.status)},
-      {"error",
-       r.failure ? json{{"phase", r.failure->phase},
-                        {"message", valid_utf8(r.failure->message)},
-                        {"traceback", valid_utf8(r.failure->traceback)}}
-                 : json(nullptr)},
+      {"error", r.failure ? json{{"phase", r.failure->phase},
+                                 {"message", valid_utf8(r.failure->message)},
+                                 {"traceback", valid_utf8(r.failure->traceback)}}
+                          : json(nullptr)},
       {"stderr_tail", r.stderr_tail.empty() ? json(nullptr) : json(valid_utf8(r.stderr_tail))},
       // pallasbench-robust card fields
       {"kernel_name", r.task.name},
@@ -308,13 +309,15 @@ json to_record(const task_result& r) {
       {"entry_point", "kernel"},
       {"python_code", r.candidate.reference_source},
       {"triton_code", r.candidate.bundled_source.empty() ? r.candidate.source : r.candidate.bundled_source},
-      {"repo_name", user ? json(nullptr) : json("pallasbench")},
+      // KernelBook's columns are always there, as strings ("" when unknown): readers of its
+      // schema expect each one.
+      {"repo_name", user ? "" : "pallasbench"},
       {"module_name", user ? r.candidate.path : fmt::format("tasks.level{}.{}", r.task.level, r.task.name)},
       {"synthetic", false},
       {"licenses", user ? json::array() : json::array({"Apache-2.0"})},
       {"stars", 0},
-      {"sha", user ? json(r.candidate.sha256) : (r.project_sha ? json(*r.project_sha) : json(nullptr))},
-      {"repo_link", nullptr},
+      {"sha", user ? r.candidate.sha256 : r.project_sha.value_or("")},
+      {"repo_link", ""},
       // Beyond both
       {"size", r.config.size},
       {"config", r.config.to_json()},
@@ -340,6 +343,8 @@ json to_record(const task_result& r) {
       {"flops", r.task.flops.contains(r.config.size) ? json(r.task.flops.at(r.config.size)) : json(nullptr)},
       {"bytes", r.task.bytes.contains(r.config.size) ? json(r.task.bytes.at(r.config.size)) : json(nullptr)},
   };
+  record = arrow_stable(std::move(record));
+  (void)bound_record(record);  // what it left out, `omitted` names
   return record;
 }
 

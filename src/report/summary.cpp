@@ -161,9 +161,8 @@ void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& 
   fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
     fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
-               r.recorded ? r.status + " (recorded)" : r.status,
-               format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.ratio()),
+               r.recorded ? r.status + " (recorded)" : r.status, format_robust(r.robust), format_error(r.max_abs_error),
+               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.ratio()),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
   if (const auto tally = recorded_tally(rows); !tally.empty()) fmt::print(out, "\n{} rows{}\n", rows.size(), tally);
 }

@@ -34,31 +34,6 @@ def test_honest_candidate_passes(env):
     assert record["candidate"]["kind"] == "user"
 
 
-def test_candidate_printing_to_stdout_cannot_forge_replies(env):
-    result, record = evaluate(env, "relu_prints.py")
-    assert result.returncode == 0, result.stderr
-    assert record["status"] == "ok"
-
-
-@pytest.mark.parametrize("candidate, status, message", [
-    ("relu_syntax_error.py", "compile_error", "syntax error"),
-    ("relu_raises.py", "compile_error", "this candidate refuses to trace"),
-    # A host callback that raises when run: no host callback is handed to the executor at all.
-    ("relu_runtime_error.py", "compile_error", "host callback 'pure_callback'"),
-    ("relu_returns_tuple.py", "runtime_error", "'kernel' returns 2 arrays, expected one"),
-    ("relu_wrong_shape.py", "incorrect", "shape (512, 256) differs from the reference's (512, 512)"),
-    ("relu_wrong_dtype.py", "incorrect", "dtype float16 differs from the reference's float32"),
-    ("relu_nan.py", "incorrect", "NaN/Inf elements where the reference is finite"),
-])
-def test_failing_candidate(env, candidate, status, message):
-    result, record = evaluate(env, candidate)
-    assert result.returncode == 1, result.stderr
-    assert record["status"] == status
-    assert message in record["error"]["message"] or message in (record["stderr_tail"] or "")
-    assert record["result"]["correctness_passed"] is False
-    assert record["result"]["robustness_passed"] is False
-
-
 def test_hang_past_timeout(env):
     start = time.monotonic()
     result, record = evaluate(env, "relu_hangs.py", "--timeout", "5")
@@ -66,15 +41,6 @@ def test_hang_past_timeout(env):
     assert record["status"] == "timeout"
     assert "did not answer within 5 s" in record["error"]["message"]
     assert time.monotonic() - start < 120
-
-
-def test_abort_is_a_crash(env):
-    result, record = evaluate(env, "relu_aborts.py")
-    assert result.returncode == 1
-    assert record["status"] == "crashed"
-    # The tracer is the init of its PID namespace, which its own SIGABRT cannot kill: glibc's
-    # abort() then ends it with a fault (SIGSEGV). Either way a signal, and the candidate's.
-    assert "signal" in record["error"]["message"] and record["error"]["phase"] == "trace"
 
 
 def tracers_of(parent: int) -> list[int]:

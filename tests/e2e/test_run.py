@@ -66,7 +66,7 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path):
     names = [r["kernel_name"] for r in final]
     assert sorted(names) == sorted(TASKS)  # every task once: nothing lost, nothing duplicated
     assert final[:len(first)] == first  # finished records kept as they were
-    assert f"{len(first)} task(s) already recorded were skipped" in resumed.stdout
+    assert f"{len(first)} task(s) were recorded before" in resumed.stdout
 
 
 def test_report_merges_files_later_wins(env, tmp_path):
@@ -93,7 +93,7 @@ def test_suite_level_passes_on_cpu(env, tmp_path, level):
     result = run_cli(env, "run", "--level", level, "--size", "small", "--device", "cpu", "--no-timing",
                      "--out", tmp_path, timeout=1800)
     records = read_records(tmp_path / "records.jsonl")
-    failed = [(r["kernel_name"], r["status"], (r["error"] or {}).get("message")) for r in records
+    failed = [(r["kernel_name"], r["status"], r.get("error", {}).get("message")) for r in records
               if r["status"] != "ok"]
     assert not failed, failed
     assert len(records) == EXPECTED_TASKS[level]

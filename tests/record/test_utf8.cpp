@@ -5,7 +5,9 @@
 namespace pallasbench {
 namespace {
 
-TEST(Utf8, ValidTextIsUnchanged) { EXPECT_EQ(valid_utf8("caf\xc3\xa9 \xe2\x9c\x93 ok"), "caf\xc3\xa9 \xe2\x9c\x93 ok"); }
+TEST(Utf8, ValidTextIsUnchanged) {
+  EXPECT_EQ(valid_utf8("caf\xc3\xa9 \xe2\x9c\x93 ok"), "caf\xc3\xa9 \xe2\x9c\x93 ok");
+}
 
 TEST(Utf8, InvalidBytesBecomeReplacementCharacters) {
   EXPECT_EQ(valid_utf8("a\xff"

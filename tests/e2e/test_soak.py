@@ -1,0 +1,108 @@
+"""A soak: 100 consecutive evaluations in one `eval` of the e2e candidates (honest, printing,
+raising, crashing, wrong) leave the harness's open fds, its processes and its scratch files at the
+counts they had after the first few, and every repetition of a candidate gets the same verdict.
+(The failing candidates' checks live here: ten repetitions each instead of one eval each.)"""
+import itertools
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from e2e_support import BINARY, CANDIDATES, ROOT
+
+# candidate -> (status, what the error or the stderr tail says; "" for ok)
+VERDICTS = {
+    "relu_good.py": ("ok", ""),
+    # stdout prints cannot forge the protocol's replies
+    "relu_prints.py": ("ok", ""),
+    "relu_syntax_error.py": ("compile_error", "syntax error"),
+    "relu_raises.py": ("compile_error", "this candidate refuses to trace"),
+    # A host callback that raises when run: no host callback is handed to the executor at all.
+    "relu_runtime_error.py": ("compile_error", "host callback 'pure_callback'"),
+    "relu_returns_tuple.py": ("runtime_error", "'kernel' returns 2 arrays, expected one"),
+    "relu_wrong_shape.py": ("incorrect", "shape (512, 256) differs from the reference's (512, 512)"),
+    "relu_wrong_dtype.py": ("incorrect", "dtype float16 differs from the reference's float32"),
+    "relu_nan.py": ("incorrect", "NaN/Inf elements where the reference is finite"),
+    # The tracer is the init of its PID namespace, which its own SIGABRT cannot kill: glibc's
+    # abort() then ends it with a fault (SIGSEGV). Either way a signal, and the candidate's.
+    "relu_aborts.py": ("crashed", "signal"),
+}
+EVALS = 100
+WINDOW = 10
+
+
+def descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        pid, ppid = int(text.split()[0]), int(text.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def scratch_files(pid: int) -> int:
+    base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")
+    return sum(1 for folder in base.glob(f"pallasbench-{pid}-*") for p in folder.rglob("*") if p.is_file())
+
+
+def snapshot(pid: int) -> tuple[int, int, int]:
+    return len(os.listdir(f"/proc/{pid}/fd")), len(descendants(pid)), scratch_files(pid)
+
+
+@pytest.fixture(scope="module")
+def soak(env, tmp_path_factory):
+    out = tmp_path_factory.mktemp("soak")
+    candidates = list(itertools.islice(itertools.cycle(VERDICTS), EVALS))
+    args = [a for c in candidates for a in ("--candidate", str(CANDIDATES / c))]
+    proc = subprocess.Popen([str(BINARY), "eval", "--task", "relu", *args, "--device", "cpu", "--no-timing",
+                             "--out", str(out)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    seen, workers = [], set()
+    for line in proc.stderr:  # one progress line as each evaluation ends
+        if line.startswith("[1/1] relu"):
+            seen.append(snapshot(proc.pid))
+            workers |= descendants(proc.pid)
+    returncode = proc.wait(timeout=120)
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    return {"pid": proc.pid, "returncode": returncode, "records": records, "snapshots": seen, "workers": workers,
+            "candidates": candidates}
+
+
+def test_hundred_evals_leak_nothing(soak):
+    assert soak["returncode"] == 1  # some candidates fail
+    records, seen = soak["records"], soak["snapshots"]
+    assert len(records) == EVALS and len(seen) == EVALS
+    assert [Path(r["candidate"]["path"]).name for r in records] == soak["candidates"]
+    start, end = seen[1:1 + WINDOW], seen[-WINDOW:]
+    print(f"fds, processes, scratch files: after evals 2-{WINDOW + 1} {start}; after the last {WINDOW} {end}")
+    for what, index in (("open fds", 0), ("processes", 1), ("scratch files", 2)):
+        assert max(c[index] for c in end) <= max(c[index] for c in start), (what, start, end)
+    assert scratch_files(soak["pid"]) == 0
+    assert not [pid for pid in soak["workers"] if Path(f"/proc/{pid}").exists()]  # no worker outlives the run
+
+
+@pytest.mark.parametrize("candidate", list(VERDICTS), ids=[c.removesuffix(".py") for c in VERDICTS])
+def test_every_repetition_gets_the_candidates_verdict(soak, candidate):
+    status, message = VERDICTS[candidate]
+    mine = [r for r in soak["records"] if Path(r["candidate"]["path"]).name == candidate]
+    assert len(mine) == EVALS // len(VERDICTS)
+    for record in mine:
+        assert record["status"] == status, record.get("error")
+        if status == "ok":
+            assert record["result"]["correctness_passed"] and record["result"]["robustness_passed"]
+            continue
+        assert message in record["error"]["message"] or message in record.get("stderr_tail", "")
+        assert record["result"]["correctness_passed"] is False
+        assert record["result"]["robustness_passed"] is False
+    if candidate == "relu_aborts.py":
+        assert all(r["error"]["phase"] == "trace" for r in mine)
