@@ -3,6 +3,7 @@ bytes as data, the user's environment, CLI limits, a failing disk, scratch hygie
 import json
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -109,12 +110,33 @@ def test_crash_traceback_names_the_cpp_line(env):
     assert "C++ pallasbench::worker_failure thrown at src/orchestrate/worker.cpp:" in record["error"]["traceback"]
 
 
+def make_wheel(folder: Path) -> Path:
+    """A wheel of one pure-Python module, userlib_pb (what `pip install --target` installs)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {"userlib_pb/__init__.py": "def relu(x):\n    import jax.numpy as jnp\n    return jnp.maximum(x, 0.0)\n",
+             "userlib_pb-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: userlib-pb\nVersion: 1.0\n",
+             "userlib_pb-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                                "Tag: py3-none-any\n"}
+    record = "".join(f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()},"
+                     f"{len(text.encode())}\n" for name, text in files.items())
+    wheel = folder / "userlib_pb-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+        z.writestr("userlib_pb-1.0.dist-info/RECORD", record + "userlib_pb-1.0.dist-info/RECORD,,\n")
+    return wheel
+
+
 def test_candidate_imports_from_the_users_pythonpath(env, tmp_path):
-    """A library installed with `pip install --target DIR` and DIR on PYTHONPATH."""
+    """A library installed with `pip install --target DIR`, and DIR on PYTHONPATH."""
     target = tmp_path / "site"
-    (target / "userlib_pb").mkdir(parents=True)
-    (target / "userlib_pb" / "__init__.py").write_text("def relu(x):\n    import jax.numpy as jnp\n"
-                                                       "    return jnp.maximum(x, 0.0)\n")
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--target",
+                          str(target), str(make_wheel(tmp_path))], capture_output=True, text=True, timeout=120)
+    assert pip.returncode == 0, pip.stderr
+    assert (target / "userlib_pb" / "__init__.py").is_file()
     candidate = tmp_path / "relu_userlib.py"
     candidate.write_text((CANDIDATES / "relu_good.py").read_text().replace(
         "jnp.maximum(x_ref[...], 0.0)", "userlib_pb.relu(x_ref[...])") + "\nimport userlib_pb\n")
@@ -122,6 +144,7 @@ def test_candidate_imports_from_the_users_pythonpath(env, tmp_path):
     result = run_cli(user_env, "eval", "--task", "relu", "--candidate", candidate, "--device", "cpu", "--no-timing",
                      "--json")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "import userlib_pb" in json.loads(result.stdout)["source_original"]
 
 
 @pytest.mark.parametrize("args, says", [
