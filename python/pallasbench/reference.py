@@ -135,7 +135,9 @@ def source_facts(path: Path, max_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> dict:
     way "refused" says why and nothing of it runs."""
     size = path.stat().st_size
     if size > max_bytes:
-        return {"sha256": _file_sha256(path), "source": "", "bundled_source": "", "encoding": "", "bytes": size,
+        with open(path, "rb") as f:  # hashed in blocks, never held whole
+            sha256 = hashlib.file_digest(f, "sha256").hexdigest()
+        return {"sha256": sha256, "source": "", "bundled_source": "", "encoding": "", "bytes": size,
                 "refused": f"{path.name} is {size} bytes, over the limit of {max_bytes} (--max-source-bytes): "
                            f"refused unread"}
     data = path.read_bytes()
@@ -147,14 +149,6 @@ def source_facts(path: Path, max_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> dict:
         return facts | {"source": text, "bundled_source": text, "encoding": "",
                         "refused": f"{path.name}: {exc}"}
     return facts | {"source": text, "bundled_source": bundled_source(text), "encoding": encoding}
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _output_dtype(module, info: dict) -> str:

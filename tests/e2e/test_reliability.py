@@ -102,6 +102,19 @@ def test_oversized_source_is_refused_unread(env, tmp_path):
     assert record["source_original"] == ""
 
 
+def test_source_that_does_not_decode_is_refused_as_python_would(env, tmp_path):
+    """Bytes invalid in the declared encoding: Python would raise SyntaxError at import, so the
+    harness refuses the file before any of it runs."""
+    bad = tmp_path / "relu_bad_coding.py"
+    bad.write_bytes(b"# -*- coding: ascii -*-\nNAME = 'r\xe9lu'\n" + (CANDIDATES / "relu_good.py").read_bytes())
+    result = run_cli(env, "eval", "--task", "relu", "--candidate", bad, "--device", "cpu", "--no-timing", "--json")
+    assert result.returncode == 1, result.stderr
+    record = json.loads(result.stdout)
+    assert record["status"] == "compile_error"
+    assert record["error"]["phase"] == "load"
+    assert "relu_bad_coding.py: the source does not decode as ascii" in record["error"]["message"]
+
+
 def test_crash_traceback_names_the_cpp_line(env):
     result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_aborts.py", "--device", "cpu",
                      "--no-timing", "--json")
