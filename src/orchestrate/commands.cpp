@@ -1,10 +1,5 @@
 #include "pallasbench/commands.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
