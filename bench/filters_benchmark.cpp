@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "pallasbench/filters.hpp"
+#include "pallasbench/check/filters.hpp"
 
 namespace {
 

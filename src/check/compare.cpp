@@ -1,4 +1,4 @@
-#include "pallasbench/compare.hpp"
+#include "pallasbench/check/compare.hpp"
 
 #include <cmath>
 #include <cstring>

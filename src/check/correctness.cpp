@@ -1,4 +1,4 @@
-#include "pallasbench/correctness.hpp"
+#include "pallasbench/check/correctness.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The .npy format is small and fixed (a magic string, a version, a Python-literal header dict,
 // raw data); no Debian-packaged C++ library reads it through mmap, so this reader is hand-written.
-#include "pallasbench/npy.hpp"
+#include "pallasbench/check/npy.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

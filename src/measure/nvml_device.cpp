@@ -1,4 +1,4 @@
-#include "pallasbench/nvml_device.hpp"
+#include "pallasbench/measure/nvml_device.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "pallasbench/stopping.hpp"
+#include "pallasbench/measure/stopping.hpp"
 
 #include <algorithm>
 #include <cmath>

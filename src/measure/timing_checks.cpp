@@ -1,4 +1,4 @@
-#include "pallasbench/timing_checks.hpp"
+#include "pallasbench/measure/timing_checks.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "pallasbench/evaluator.hpp"
+#include "pallasbench/orchestrate/evaluator.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
-#include "pallasbench/compiler_record.hpp"
-#include "pallasbench/correctness.hpp"
-#include "pallasbench/filters.hpp"
-#include "pallasbench/module_analysis.hpp"
+#include "pallasbench/record/compiler_record.hpp"
+#include "pallasbench/check/correctness.hpp"
+#include "pallasbench/check/filters.hpp"
+#include "pallasbench/analyze/module_analysis.hpp"
 
 namespace pallasbench {
 namespace {

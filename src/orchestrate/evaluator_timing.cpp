@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
-#include "pallasbench/evaluator.hpp"
-#include "pallasbench/timing_replies.hpp"
+#include "pallasbench/orchestrate/evaluator.hpp"
+#include "pallasbench/measure/timing_replies.hpp"
 
 namespace pallasbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "pallasbench/paths.hpp"
+#include "pallasbench/orchestrate/paths.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include "pallasbench/error.hpp"
+#include "pallasbench/core/error.hpp"
 
 namespace pallasbench {
 namespace {

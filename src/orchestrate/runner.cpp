@@ -1,11 +1,11 @@
-#include "pallasbench/runner.hpp"
+#include "pallasbench/orchestrate/runner.hpp"
 
 #include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "pallasbench/interrupt.hpp"
+#include "pallasbench/core/interrupt.hpp"
 
 namespace pallasbench {
 

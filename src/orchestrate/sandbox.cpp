@@ -1,4 +1,4 @@
-#include "pallasbench/sandbox.hpp"
+#include "pallasbench/orchestrate/sandbox.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -20,7 +20,7 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/subprocess.hpp"
+#include "pallasbench/orchestrate/subprocess.hpp"
 
 namespace pallasbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "pallasbench/seeds.hpp"
+#include "pallasbench/orchestrate/seeds.hpp"
 
 #include <random>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "pallasbench/subprocess.hpp"
+#include "pallasbench/orchestrate/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/interrupt.hpp"
+#include "pallasbench/core/interrupt.hpp"
 
 extern char** environ;
 

@@ -1,10 +1,10 @@
-#include "pallasbench/worker.hpp"
+#include "pallasbench/orchestrate/worker.hpp"
 
 #include <cstdlib>
 
 #include <fmt/format.h>
 
-#include "pallasbench/paths.hpp"
+#include "pallasbench/orchestrate/paths.hpp"
 
 namespace pallasbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "pallasbench/worker_pool.hpp"
+#include "pallasbench/orchestrate/worker_pool.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
-#include "pallasbench/compiler_record.hpp"
+#include "pallasbench/record/compiler_record.hpp"
 
-#include "pallasbench/error.hpp"
+#include "pallasbench/core/error.hpp"
 
 #include <fstream>
 #include <iterator>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/compiler_summary.hpp"
+#include "pallasbench/analyze/compiler_summary.hpp"
 
 namespace pallasbench {
 namespace {

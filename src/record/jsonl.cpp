@@ -1,4 +1,4 @@
-#include "pallasbench/jsonl.hpp"
+#include "pallasbench/record/jsonl.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "pallasbench/interrupt.hpp"
+#include "pallasbench/core/interrupt.hpp"
 
 namespace pallasbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "pallasbench/record.hpp"
+#include "pallasbench/record/record.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/arrow_stable.hpp"
-#include "pallasbench/record_bound.hpp"
-#include "pallasbench/utf8.hpp"
+#include "pallasbench/record/arrow_stable.hpp"
+#include "pallasbench/record/record_bound.hpp"
+#include "pallasbench/core/utf8.hpp"
 
 namespace pallasbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "pallasbench/record_bound.hpp"
+#include "pallasbench/record/record_bound.hpp"
 
 #include <array>
 #include <string>

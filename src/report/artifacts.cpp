@@ -1,4 +1,4 @@
-#include "pallasbench/artifacts.hpp"
+#include "pallasbench/report/artifacts.hpp"
 
 #include <map>
 #include <vector>

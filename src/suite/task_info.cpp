@@ -1,4 +1,4 @@
-#include "pallasbench/task_info.hpp"
+#include "pallasbench/suite/task_info.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -19,8 +19,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "pallasbench/kernel_records.hpp"
-#include "pallasbench/nvml_device.hpp"
+#include "pallasbench/measure/kernel_records.hpp"
+#include "pallasbench/measure/nvml_device.hpp"
 
 namespace {
 

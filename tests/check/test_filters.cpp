@@ -1,4 +1,4 @@
-#include "pallasbench/filters.hpp"
+#include "pallasbench/check/filters.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pallasbench/npy.hpp"
+#include "pallasbench/check/npy.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pallasbench/kernel_records.hpp"
+#include "pallasbench/measure/kernel_records.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pallasbench/statistics.hpp"
+#include "pallasbench/measure/statistics.hpp"
 
 #include <stdexcept>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "pallasbench/paths.hpp"
+#include "pallasbench/orchestrate/paths.hpp"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

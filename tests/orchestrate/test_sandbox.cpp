@@ -1,4 +1,4 @@
-#include "pallasbench/sandbox.hpp"
+#include "pallasbench/orchestrate/sandbox.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pallasbench/subprocess.hpp"
+#include "pallasbench/orchestrate/subprocess.hpp"
 
 namespace pallasbench {
 namespace {

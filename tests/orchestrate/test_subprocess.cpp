@@ -1,4 +1,4 @@
-#include "pallasbench/subprocess.hpp"
+#include "pallasbench/orchestrate/subprocess.hpp"
 
 #include <csignal>
 #include <fstream>

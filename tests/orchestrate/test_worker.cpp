@@ -1,4 +1,4 @@
-#include "pallasbench/worker.hpp"
+#include "pallasbench/orchestrate/worker.hpp"
 
 #include <csignal>
 

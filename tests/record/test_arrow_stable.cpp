@@ -1,4 +1,4 @@
-#include "pallasbench/arrow_stable.hpp"
+#include "pallasbench/record/arrow_stable.hpp"
 
 #include <gtest/gtest.h>
 

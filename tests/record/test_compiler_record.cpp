@@ -1,4 +1,4 @@
-#include "pallasbench/compiler_record.hpp"
+#include "pallasbench/record/compiler_record.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "pallasbench/jsonl.hpp"
+#include "pallasbench/record/jsonl.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "pallasbench/record.hpp"
+#include "pallasbench/record/record.hpp"
 
 #include <regex>
 

@@ -1,4 +1,4 @@
-#include "pallasbench/summary.hpp"
+#include "pallasbench/report/summary.hpp"
 
 #include <sstream>
 

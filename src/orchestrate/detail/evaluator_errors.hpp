@@ -1,7 +1,7 @@
 // What the evaluator's translation units share: the failures it turns into a status.
 #pragma once
 
-#include "pallasbench/error.hpp"
+#include "pallasbench/core/error.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,0 +1,35 @@
+// Elementwise and norm comparison of a kernel's output against the reference.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "pallasbench/check/npy.hpp"
+#include "pallasbench/suite/tolerance.hpp"
+
+namespace pallasbench {
+
+struct comparison {
+  bool passed = false;
+  std::string reason;  // empty when passed
+  std::size_t elements = 0;
+  std::size_t mismatches = 0;            // elements outside the elementwise tolerance
+  std::size_t unexpected_nonfinite = 0;  // NaN/Inf in the output where the reference is finite
+  double max_abs_error = 0;
+  // max |out-ref| / |ref| over elements with |ref| >= k_rel_error_floor: near-zero references
+  // are judged by atol alone, a ratio there says nothing.
+  double max_rel_error = 0;
+  double rel_norm_error = 0;
+};
+
+inline constexpr double k_rel_error_floor = 1e-6;
+
+// Compares `out` with `ref` (shape and dtype must match exactly; integers compare exactly).
+[[nodiscard]] comparison compare(const npy_array& out, const npy_array& ref, const tolerance& tol);
+
+// Same dtype, shape and bytes.
+[[nodiscard]] bool bitwise_equal(const npy_array& a, const npy_array& b);
+
+[[nodiscard]] std::string shape_string(const npy_array& array);
+
+}  // namespace pallasbench

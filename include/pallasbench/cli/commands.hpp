@@ -1,0 +1,93 @@
+// The CLI's commands; main.cpp only parses flags into these options.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pallasbench/report/summary.hpp"
+
+namespace pallasbench {
+
+// Bad input from the user: exit code 2 with this message.
+class usage_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int check_failed = 1;  // a task or candidate failed a check
+inline constexpr int usage = 2;
+inline constexpr int harness = 3;  // the harness could not evaluate (reference or worker setup failed)
+inline constexpr int interrupted = 130;
+}  // namespace exit_code
+
+struct selection_options {
+  std::vector<std::string> tasks;
+  std::optional<int> level;
+  std::string category;
+};
+
+inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
+
+struct evaluation_flags {
+  std::string size = "small";
+  std::string device = "auto";
+  std::string out;
+  int seeds = 3;
+  std::optional<std::uint64_t> seed;  // --seed: reproduce; none: OS entropy per evaluation
+  std::string ceilings_file;          // --ceilings: the floor's ceilings from a file
+  double timeout_s = 300;
+  bool resume = false;
+  bool wait_lock = false;
+  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread  // queue behind
+                                                               // another writer of the records file instead of stopping
+  bool timing = true;
+  double max_noise = 0.005;               // relative noise (stdev / mean) that ends sampling
+  std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU
+  std::string artifacts = "files";        // compiler artifacts: inline | files | none
+  bool pass_trail = false;                // also the Triton pass trail (megabytes per kernel)
+};
+
+struct list_options {
+  selection_options selection;
+  bool json = false;
+};
+
+struct run_options {
+  selection_options selection;
+  evaluation_flags flags;
+  std::string summary_format = "table";
+  summary_options summary;
+};
+
+struct eval_options {
+  std::string task;
+  std::vector<std::string> candidates;  // evaluated one after another, one tracer each, one executor for all
+  evaluation_flags flags;
+  bool json = false;
+};
+
+struct report_options {
+  std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
+  std::string format = "table";
+  summary_options summary;
+};
+
+struct artifacts_options {
+  std::string task;
+  std::string size = "small";
+  std::string device = "auto";
+  std::string dot;  // write Graphviz here ("-" for stdout); empty: print the DAG as JSON
+};
+
+int list_command(const list_options& options);
+int artifacts_command(const artifacts_options& options);
+int run_command(const run_options& options);
+int eval_command(const eval_options& options);
+int report_command(const report_options& options);
+
+}  // namespace pallasbench

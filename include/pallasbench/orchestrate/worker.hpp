@@ -1,0 +1,99 @@
+// A Python worker process and the JSON-lines protocol spoken with it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/core/error.hpp"
+#include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/subprocess.hpp"
+
+namespace pallasbench {
+
+// The worker could not answer: it hung, died, or broke the protocol. The task it was serving
+// gets a status from `kind`; the worker must be replaced.
+class worker_failure : public error {
+public:
+  enum class kind { timeout, died, protocol };
+  worker_failure(kind k, std::string message, std::optional<exit_status> status, std::string stderr_tail,
+                 std::source_location where = std::source_location::current());
+  [[nodiscard]] kind what_kind() const { return m_kind; }
+  [[nodiscard]] const std::optional<exit_status>& status() const { return m_status; }
+  [[nodiscard]] const std::string& stderr_tail() const { return m_stderr_tail; }
+
+private:
+  kind m_kind;
+  std::optional<exit_status> m_status;
+  std::string m_stderr_tail;
+};
+
+// A command the worker answered with ok=false (a compile error, a raising kernel, ...).
+class command_failed : public error {
+public:
+  // `traceback`: the worker's own (Python) traceback.
+  command_failed(std::string kind, const std::string& message, std::string traceback,
+                 std::source_location where = std::source_location::current())
+      : error(message, where), m_kind(std::move(kind)), m_traceback(std::move(traceback)) {}
+  [[nodiscard]] const std::string& kind() const { return m_kind; }
+  [[nodiscard]] const std::string& traceback() const { return m_traceback; }
+
+private:
+  std::string m_kind;
+  std::string m_traceback;
+};
+
+struct worker_options {
+  std::filesystem::path python;        // interpreter
+  std::filesystem::path project_root;  // holds python/ and tasks/
+  std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
+  std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
+  // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
+  std::vector<std::string> command;
+  std::string role = "reference";      // reference | executor | tracer (python/pallasbench/<role>.py)
+  std::vector<std::string> arguments;  // after `-m pallasbench.<role>`
+  // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
+  // GPU hidden (sandbox.hpp).
+  std::optional<sandbox_policy> sandbox;
+  std::vector<std::filesystem::path> python_paths;  // import folders a sandboxed process is given
+};
+
+class worker {
+public:
+  // Starts the process; its greeting is awaited on first use, so several start in parallel.
+  explicit worker(const worker_options& options);
+
+  // The {"ready": true, ...} greeting, with the environment the worker sees.
+  [[nodiscard]] const nlohmann::json& hello();
+  // What the sandbox got, for a sandboxed worker.
+  [[nodiscard]] const std::optional<sandbox_report>& sandbox() const { return m_process.sandbox(); }
+  [[nodiscard]] pid_t pid() const { return m_process.pid(); }
+  [[nodiscard]] std::string stderr_tail() const { return m_process.stderr_tail(); }
+  void clear_stderr_tail() { m_process.clear_stderr_tail(); }
+
+  // Sends `request` (an "id" is added) and returns the reply's payload. Throws command_failed for
+  // ok=false, worker_failure when the worker hangs past `timeout` (it is killed), dies or breaks
+  // the protocol, interrupted_error on Ctrl-C.
+  nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
+
+  // Asks the worker to exit, killing it if it does not within a second.
+  void shutdown();
+
+private:
+  nlohmann::json read_reply(std::chrono::milliseconds timeout, const std::string& what);
+  [[noreturn]] void fail(worker_failure::kind kind, const std::string& message);
+
+  child_process m_process;
+  std::chrono::milliseconds m_startup_timeout;
+  nlohmann::json m_hello;  // null until the greeting is read
+  long m_next_id = 1;
+  bool m_dead = false;
+};
+
+}  // namespace pallasbench

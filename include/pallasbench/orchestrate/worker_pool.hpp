@@ -1,0 +1,46 @@
+// The processes an evaluation runs in: reference, executor and tracers (docs/architecture.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "pallasbench/orchestrate/worker.hpp"
+
+namespace pallasbench {
+
+// The harness's processes (docs/architecture.md): the trusted reference (inputs, reference
+// outputs, XLA baseline) and executor (compiles, runs and times the modules tracers hand over),
+// each long-lived and replaced on next use when it failed; and one sandboxed tracer per
+// candidate, thrown away after its trace. Candidate code runs only in tracers.
+class worker_pool {
+public:
+  explicit worker_pool(worker_options options) : m_options(std::move(options)) {}
+  worker& reference();
+  worker& executor();
+  // A sandboxed tracer for one user candidate, thrown away after its trace (the one prestarted,
+  // when there is one).
+  [[nodiscard]] std::unique_ptr<worker> take_tracer();
+  // The sandboxed tracer of the suite's own kernels: the suite is one candidate, the project's
+  // reviewed code, so its tasks share one tracer per run (docs/threat_model.md).
+  worker& suite_tracer();
+  // Starts the executor and the tracer the run will need now, without waiting for greetings.
+  void prestart(const std::string& candidate_kind);
+  // While true, taking a user candidate's tracer starts the next one's: its JAX start overlaps
+  // the evaluation of the one taken.
+  void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
+  void discard_reference();
+  void discard_executor();
+  void discard_suite_tracer();
+  [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
+  void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
+  [[nodiscard]] const worker_options& options() const { return m_options; }
+
+private:
+  [[nodiscard]] worker_options role_options(const std::string& role, bool suite = false) const;
+
+  worker_options m_options;
+  std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
+  bool m_keep_spare = false;
+};
+
+}  // namespace pallasbench

@@ -1,0 +1,50 @@
+// What the harness knows about a task: read from the worker's "describe" answer.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/suite/tolerance.hpp"
+
+namespace pallasbench {
+
+inline constexpr const char* k_sizes[] = {"small", "medium", "large"};
+
+struct input_info {
+  std::string name;
+  std::string domain;
+};
+
+struct task_info {
+  std::string name;
+  int level = 0;
+  std::string category;
+  std::string path;    // the task file
+  std::string sha256;  // of the task file
+  std::vector<input_info> inputs;
+  std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> shapes;  // size -> input -> shape
+  tolerance tol;
+  bool uses_tf32 = false;
+  bool order_dependent = false;
+  bool integer_ops = false;                   // flops() counts integer operations: no float FLOP ceiling applies
+  bool reference_float64 = false;             // correctness reference computed in float64
+  std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
+  std::map<std::string, std::int64_t> flops;  // per size
+  std::map<std::string, std::int64_t> bytes;  // per size
+  std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
+  std::vector<std::string> stress_cases;      // checked after the seeds (TASKS.md, "Stress cases")
+  std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it
+  // Read by the trusted reference process, never by the process that imports the kernel.
+  std::string source;            // the task file
+  std::string bundled_source;    // the task file followed by the shared kernel modules it imports
+  std::string reference_source;  // the reference function's source
+
+  [[nodiscard]] static task_info from_json(const nlohmann::json& j);
+  [[nodiscard]] std::string shape_summary(const std::string& size) const;  // "x(4096,4096) y(...)"
+};
+
+}  // namespace pallasbench

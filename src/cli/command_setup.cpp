@@ -1,0 +1,72 @@
+#include "detail/command_setup.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "pallasbench/orchestrate/paths.hpp"
+#include "pallasbench/orchestrate/seeds.hpp"
+
+namespace pallasbench::detail {
+namespace {
+// Limits a user can act on: a NaN or infinite time never compares as too small, a timeout under
+// 0.1 s cannot start a worker, and a billion seeds run for ever.
+constexpr int k_max_seeds = 1000;
+constexpr double k_min_timeout_s = 0.1;
+
+}  // namespace
+
+void validate(const evaluation_flags& flags) {
+  if (flags.seeds < 3 || flags.seeds > k_max_seeds)
+    throw usage_error(fmt::format("--seeds {}: from 3 to {} seeds", flags.seeds, k_max_seeds));
+  if (!std::isfinite(flags.timeout_s) || flags.timeout_s < k_min_timeout_s)
+    throw usage_error(
+        fmt::format("--timeout {}: a finite number of seconds, at least {}", flags.timeout_s, k_min_timeout_s));
+  if (!(flags.max_noise > 0 && flags.max_noise < 1))
+    throw usage_error(fmt::format("--max-noise {}: a relative noise between 0 and 1 (exclusive)", flags.max_noise));
+  if (flags.timing_budget_s && !(std::isfinite(*flags.timing_budget_s) && *flags.timing_budget_s > 0))
+    throw usage_error(fmt::format("--timing-budget {}: a finite, positive number of seconds", *flags.timing_budget_s));
+  if (flags.max_source_bytes <= 0)
+    throw usage_error(fmt::format("--max-source-bytes {}: a positive number of bytes", flags.max_source_bytes));
+  if (flags.seed && *flags.seed > k_max_seed)
+    throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
+}
+
+// The records file of --out (or a fresh timestamped folder), checked before any worker starts:
+// the folder is created and must be writable, a run never mixes into an earlier one silently, and
+// the file's lock is taken (a second writer stops here).
+std::unique_ptr<record_writer> open_records(const evaluation_flags& flags) {
+  const std::filesystem::path dir = flags.out.empty() ? default_output_dir() : std::filesystem::path(flags.out);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("--out {}: cannot create the folder: {}", dir.string(), ec.message()));
+  if (!std::filesystem::is_directory(dir)) throw usage_error(fmt::format("--out {}: not a folder", dir.string()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw usage_error(fmt::format("--out {}: cannot write there: {}", dir.string(), std::strerror(errno)));
+  const auto path = dir / "records.jsonl";
+  if (std::filesystem::exists(path) && !flags.resume)
+    throw usage_error(fmt::format("{} exists: pass --resume to continue it, or choose another --out", path.string()));
+  try {
+    return std::make_unique<record_writer>(path, flags.wait_lock ? lock_wait::wait : lock_wait::fail);
+  } catch (const records_locked& e) {
+    throw usage_error(e.what());
+  }
+}
+
+// --resume: the records already in the file, read under its lock (so a queued run sees the
+// records of the one before it).
+std::map<std::string, nlohmann::json> resumed(const evaluation_flags& flags, const record_writer* writer) {
+  if (!flags.resume || !writer) return {};
+  try {
+    return recorded_by_config_hash(writer->path());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(fmt::format("--resume: {}", e.what()));
+  }
+}
+
+}  // namespace pallasbench::detail

@@ -1,0 +1,26 @@
+// The commands' checks before any worker starts: flag limits, the records file, resume.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/cli/commands.hpp"
+#include "pallasbench/record/jsonl.hpp"
+
+namespace pallasbench::detail {
+
+// Limits a user can act on; usage_error naming the flag otherwise.
+void validate(const evaluation_flags& flags);
+
+// The records file of --out (or a fresh timestamped folder): the folder created and writable, an
+// earlier file continued only with --resume, the file's lock taken (usage_error when another
+// process holds it and --wait-lock was not given).
+[[nodiscard]] std::unique_ptr<record_writer> open_records(const evaluation_flags& flags);
+
+// --resume: the records already in the file, read under its lock.
+[[nodiscard]] std::map<std::string, nlohmann::json> resumed(const evaluation_flags& flags, const record_writer* writer);
+
+}  // namespace pallasbench::detail

@@ -1,0 +1,141 @@
+// pallasbench: evaluate JAX Pallas GPU kernels (correctness, timing, compiler artifacts).
+#include <csignal>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
+
+#include "pallasbench/cli/commands.hpp"
+#include "pallasbench/record/jsonl.hpp"
+
+namespace {
+
+void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
+  cmd->add_option("--level", sel.level, "only tasks of this level")->check(CLI::Range(1, 3));
+  cmd->add_option("--category", sel.category, "only tasks of this category");
+}
+
+void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
+  cmd->add_option("--size", flags.size, "problem size")
+      ->check(CLI::IsMember({"small", "medium", "large"}))
+      ->capture_default_str();
+  cmd->add_option("--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--out", flags.out, "folder for records.jsonl (run: default results/<UTC timestamp>)");
+  cmd->add_option("--seeds", flags.seeds, "input seeds checked (fresh inputs each; at least 3)")->capture_default_str();
+  cmd->add_option("--seed", flags.seed,
+                  "every evaluation's seed, to reproduce a record (its `seed`); default: a fresh one from OS "
+                  "entropy per evaluation. A known seed makes the inputs predictable: never rank with it");
+  cmd->add_option("--ceilings", flags.ceilings_file,
+                  "device ceilings for the roofline floor and figures (JSON: copy.gbps, matmul_*.tflops, l2_bytes; "
+                  "a record's environment.gpu.ceilings), instead of measuring them")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-source-bytes", flags.max_source_bytes,
+                  "candidate files larger than this are refused unread (status compile_error)")
+      ->capture_default_str();
+  cmd->add_option("--timeout", flags.timeout_s, "seconds allowed to each phase (load+compile, each run, timing)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", flags.resume,
+                "do not evaluate again the tasks recorded in --out with the same configuration: their records "
+                "count (summary, exit status) as they stand");
+  cmd->add_flag("--wait-lock", flags.wait_lock,
+                "when another pallasbench writes the same records file, wait for it instead of stopping (exit 2)");
+  cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
+  cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
+      ->capture_default_str();
+  cmd->add_option("--artifacts", flags.artifacts,
+                  "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
+                  "records.jsonl, none skips the capture; the summary and Triton IR are always inline")
+      ->check(CLI::IsMember({"inline", "files", "none"}))
+      ->capture_default_str();
+  cmd->add_flag("--pass-trail", flags.pass_trail, "also capture the Triton pass trail (TTIR -> TTGIR -> LLVM)");
+  cmd->add_option("--timing-budget", flags.timing_budget_s,
+                  "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
+                  "0.5 on the CPU)");
+}
+
+void add_show_compiler(CLI::App* cmd, pallasbench::summary_options& summary) {
+  cmd->add_flag("--show-compiler", summary.show_compiler,
+                "add the compiler's static summary to the table: regs, spills, tensor-core, ld width, threads, smem");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe must be an error, not our death
+  std::signal(SIGXFSZ, SIG_IGN);  // a file size limit must fail the write (EFBIG), not kill the run
+  CLI::App app{"pallasbench: evaluate JAX Pallas GPU kernels against the suite's tasks"};
+  app.require_subcommand(1);
+
+  pallasbench::list_options list;
+  auto* list_cmd = app.add_subcommand("list", "list the tasks with level, category and sizes");
+  add_selection(list_cmd, list.selection);
+  list_cmd->add_flag("--json", list.json, "print JSON");
+
+  pallasbench::run_options run;
+  auto* run_cmd = app.add_subcommand("run", "evaluate the suite's own kernels and record the results");
+  run_cmd->add_option("tasks", run.selection.tasks, "task names (default: all selected by --level/--category)");
+  add_selection(run_cmd, run.selection);
+  add_evaluation(run_cmd, run.flags);
+  run_cmd->add_option("--summary", run.summary_format, "summary format")->check(CLI::IsMember({"table", "markdown"}));
+  add_show_compiler(run_cmd, run.summary);
+
+  pallasbench::eval_options eval;
+  auto* eval_cmd = app.add_subcommand(
+      "eval",
+      "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
+      "3 harness error");
+  eval_cmd->add_option("--task", eval.task, "task name")->required();
+  eval_cmd
+      ->add_option("--candidate", eval.candidates,
+                   "Python file defining kernel(*inputs); repeat to evaluate several with one executor")
+      ->required();
+  add_evaluation(eval_cmd, eval.flags);
+  eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
+
+  pallasbench::artifacts_options artifacts;
+  auto* artifacts_cmd =
+      app.add_subcommand("artifacts", "a task kernel's jaxpr as a graph (JSON, or Graphviz with --dot)");
+  artifacts_cmd->add_option("task", artifacts.task, "task name")->required();
+  artifacts_cmd->add_option("--size", artifacts.size, "problem size")
+      ->check(CLI::IsMember({"small", "medium", "large"}))
+      ->capture_default_str();
+  artifacts_cmd->add_option("--device", artifacts.device, "auto, gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  artifacts_cmd->add_option("--dot", artifacts.dot, "write Graphviz DOT to this file ('-': stdout)");
+
+  pallasbench::report_options report;
+  auto* report_cmd = app.add_subcommand("report",
+                                        "summarise records.jsonl files (a later file's record replaces "
+                                        "an earlier one of the same task and size)");
+  report_cmd->add_option("records", report.records, "records.jsonl files")->required();
+  report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
+  add_show_compiler(report_cmd, report.summary);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : pallasbench::exit_code::usage;
+  }
+  try {
+    if (*list_cmd) return pallasbench::list_command(list);
+    if (*run_cmd) return pallasbench::run_command(run);
+    if (*eval_cmd) return pallasbench::eval_command(eval);
+    if (*report_cmd) return pallasbench::report_command(report);
+    if (*artifacts_cmd) return pallasbench::artifacts_command(artifacts);
+  } catch (const pallasbench::usage_error& e) {
+    fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
+    return pallasbench::exit_code::usage;
+  } catch (const pallasbench::record_write_error& e) {
+    fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());
+    return pallasbench::exit_code::harness;
+  } catch (const std::exception& e) {
+    fmt::print(std::cerr, "pallasbench: internal error: {}\n", e.what());
+    return pallasbench::exit_code::harness;
+  }
+  return pallasbench::exit_code::usage;
+}
