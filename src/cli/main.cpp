@@ -11,18 +11,24 @@
 
 namespace {
 
+// An option naming one of an enum's values (core/enum_names.hpp), its choices in the help.
+template <class E>
+CLI::Option* add_choice(CLI::App* cmd, const std::string& name, E& target, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name, [&target](const std::string& value) { target = pallasbench::parse_enum<E>(value); }, help)
+      ->check(CLI::IsMember(pallasbench::names_of<E>()))
+      ->default_str(std::string(pallasbench::to_string(target)));
+}
+
 void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
   cmd->add_option("--level", sel.level, "only tasks of this level")->check(CLI::Range(1, 3));
   cmd->add_option("--category", sel.category, "only tasks of this category");
 }
 
 void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
-  cmd->add_option("--size", flags.size, "problem size")
-      ->check(CLI::IsMember({"small", "medium", "large"}))
-      ->capture_default_str();
-  cmd->add_option("--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
-      ->capture_default_str();
+  add_choice(cmd, "--size", flags.size, "problem size");
+  add_choice(cmd, "--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode");
   cmd->add_option("--out", flags.out, "folder for records.jsonl (run: default results/<UTC timestamp>)");
   cmd->add_option("--seeds", flags.seeds, "input seeds checked (fresh inputs each; at least 3)")->capture_default_str();
   cmd->add_option("--seed", flags.seed,
@@ -35,21 +41,21 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   cmd->add_option("--max-source-bytes", flags.max_source_bytes,
                   "candidate files larger than this are refused unread (status compile_error)")
       ->capture_default_str();
-  cmd->add_option("--timeout", flags.timeout_s, "seconds allowed to each phase (load+compile, each run, timing)")
+  cmd->add_option("--timeout", flags.timeout_s,
+                  "seconds allowed to each wait on a worker (its start, load+compile, each run, each timing batch)")
       ->capture_default_str();
   cmd->add_flag("--resume", flags.resume,
                 "do not evaluate again the tasks recorded in --out with the same configuration: their records "
                 "count (summary, exit status) as they stand");
   cmd->add_flag("--wait-lock", flags.wait_lock,
                 "when another pallasbench writes the same records file, wait for it instead of stopping (exit 2)");
-  cmd->add_flag("!--no-timing", flags.timing, "skip the wall-clock timing of correct kernels");
+  cmd->add_flag("!--no-timing", flags.timing,
+                "skip the timing of correct kernels (CUPTI device time on the GPU, the wall clock on the CPU)");
   cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
       ->capture_default_str();
-  cmd->add_option("--artifacts", flags.artifacts,
-                  "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
-                  "records.jsonl, none skips the capture; the summary and Triton IR are always inline")
-      ->check(CLI::IsMember({"inline", "files", "none"}))
-      ->capture_default_str();
+  add_choice(cmd, "--artifacts", flags.artifacts,
+             "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
+             "records.jsonl, none skips the capture; the summary and Triton IR are always inline");
   cmd->add_flag("--pass-trail", flags.pass_trail, "also capture the Triton pass trail (TTIR -> TTGIR -> LLVM)");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
@@ -79,7 +85,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("tasks", run.selection.tasks, "task names (default: all selected by --level/--category)");
   add_selection(run_cmd, run.selection);
   add_evaluation(run_cmd, run.flags);
-  run_cmd->add_option("--summary", run.summary_format, "summary format")->check(CLI::IsMember({"table", "markdown"}));
+  add_choice(run_cmd, "--summary", run.format, "summary format");
   add_show_compiler(run_cmd, run.summary);
 
   pallasbench::eval_options eval;
@@ -99,12 +105,8 @@ int main(int argc, char** argv) {
   auto* artifacts_cmd =
       app.add_subcommand("artifacts", "a task kernel's jaxpr as a graph (JSON, or Graphviz with --dot)");
   artifacts_cmd->add_option("task", artifacts.task, "task name")->required();
-  artifacts_cmd->add_option("--size", artifacts.size, "problem size")
-      ->check(CLI::IsMember({"small", "medium", "large"}))
-      ->capture_default_str();
-  artifacts_cmd->add_option("--device", artifacts.device, "auto, gpu or cpu")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
-      ->capture_default_str();
+  add_choice(artifacts_cmd, "--size", artifacts.size, "problem size");
+  add_choice(artifacts_cmd, "--device", artifacts.device, "auto, gpu or cpu");
   artifacts_cmd->add_option("--dot", artifacts.dot, "write Graphviz DOT to this file ('-': stdout)");
 
   pallasbench::report_options report;
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
                                         "summarise records.jsonl files (a later file's record replaces "
                                         "an earlier one of the same task and size)");
   report_cmd->add_option("records", report.records, "records.jsonl files")->required();
-  report_cmd->add_option("--format", report.format, "table or markdown")->check(CLI::IsMember({"table", "markdown"}));
+  add_choice(report_cmd, "--format", report.format, "table or markdown");
   add_show_compiler(report_cmd, report.summary);
 
   try {

@@ -1,12 +1,14 @@
 // The evaluator's timing phase: an input set of its own, alternating batches of kernel and XLA
 // samples, the recheck of every batch's last output, then the launch check and the floor.
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
 #include "pallasbench/measure/timing_replies.hpp"
+#include "pallasbench/measure/warm_up.hpp"
 
 namespace pallasbench {
 namespace {
@@ -42,34 +44,56 @@ void recheck_timed_output(const std::filesystem::path& output, const npy_array& 
 
 }  // namespace
 
-void evaluator::time_kernel(task_result& result, const task_info& task) {
+namespace {
+
+// One side of the timing (the kernel's, or the XLA reference's): its worker, its request, its
+// warm-up and stopping rules.
+struct timed_side_state {
+  worker& process;
+  failure_phase phase;
+  std::function<json(const protocol::timing_batch&)> request;
+  warm_up_rule warm_up;
+  side_sampling sampling;
+};
+
+// The host time of each warm-up call a reply reports: exactly as many as were asked for, or the
+// worker broke the protocol (and the warm-up rule could never settle).
+std::vector<double> warmup_times(const json& reply, int asked) {
+  std::vector<double> times;
+  if (reply.contains("warmup_us") && reply["warmup_us"].is_array())
+    for (const auto& t : reply["warmup_us"])
+      if (t.is_number()) times.push_back(t.get<double>());
+  if (times.size() != static_cast<std::size_t>(asked))
+    throw protocol::reply_error(
+        fmt::format("a timing reply reports {} warm-up calls of the {} asked for", times.size(), asked));
+  return times;
+}
+
+}  // namespace
+
+void evaluator::profile(task_result& result, const task_info& task) {
   // Timing inputs of their own, never one a check used: a kernel that knows the checked inputs
   // cannot answer them from a table here. Their reference is mapped and unlinked at once.
   const auto dir = m_scratch.fresh(task.name + "/timing");
   const std::uint64_t inputs_seed = m_seeds->timing();
-  const auto reply = make_reference(task, inputs_seed, dir);
-  const auto reference_output = npy_array::open(reply.at("output").at("path").get<std::string>());
+  const auto reply = make_reference(reference_request(task, inputs_seed, dir));
+  const auto reference_output = npy_array::open(reply.output.path);
   std::filesystem::remove(reference_output.path());
-  const auto paths = detail::input_paths(reply);
+  const auto paths = reply.input_paths();
   const auto last_output = dir / "last_timed_output.npy";
   // The speed baseline runs at the kernel's precision class: XLA's default (TF32 allowed) when
   // the kernel uses TF32, full f32 otherwise.
   const std::string precision = task.uses_tf32 ? "default" : "highest";
-  struct side {
-    worker& process;
-    json request;
-    std::string phase;
-    side_sampling sampling;
-    bool warm = false;
-  };
-  side kernel{m_pool.executor(),
-              {{"cmd", "time"}, {"inputs", paths}, {"output", last_output.string()}},
-              "time",
-              side_sampling(m_timing.stopping)};
-  side reference{m_pool.reference(),
-                 {{"cmd", "time_reference"}, {"inputs", paths}, {"task", task.name}, {"precision", precision}},
-                 "time_reference",
-                 side_sampling(m_timing.stopping)};
+  timed_side_state kernel{m_pool.executor(), failure_phase::time,
+                          [&](const protocol::timing_batch& b) {
+                            return protocol::time_request{paths, last_output.string(), b}.to_json();
+                          },
+                          warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
+  timed_side_state reference{m_pool.reference(), failure_phase::time_reference,
+                             [&](const protocol::timing_batch& b) {
+                               return protocol::time_reference_request{paths, task.name, precision, b}.to_json();
+                             },
+                             warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
   timing_result timing;
   timing.reference_precision = precision;
   timing.inputs_seed = inputs_seed;
@@ -77,31 +101,38 @@ void evaluator::time_kernel(task_result& result, const task_info& task) {
   const json max_clock = m_environment.value(json::json_pointer("/gpu/device/sm_clock_max_mhz"), json(nullptr));
   if (max_clock.is_number()) timing.sm_clock_max_mhz = max_clock.get<double>();
   std::vector<std::vector<kernel_launch>> launches;
-  // Alternate batches of kernel and reference samples, so drift hits both; the stopping rule
-  // (C++) decides when each has enough.
+  // Alternate batches of kernel and reference samples, so drift hits both. The warm-up rule and
+  // the stopping rule (C++, both) decide when each side is warm and when it has enough: the first
+  // batch warms up and samples at once; its samples count only if the warm-up settled in it.
   while (!kernel.sampling.rule.finished() || !reference.sampling.rule.finished()) {
-    for (side* s : {&kernel, &reference}) {
+    for (auto* s : {&kernel, &reference}) {
       if (s->sampling.rule.finished()) continue;
       m_phase = s->phase;
-      const auto batch = s->process.call(batch_request(s->request, s->sampling.typical_cost_us(), s->warm), timeout());
-      s->warm = true;
-      add_timing_reply(batch, s->sampling, timing);
+      const protocol::timing_batch batch{
+          s->warm_up.next_calls(),
+          batch_size(s->sampling.typical_cost_us(), m_timing.batch_seconds, m_timing.stopping.min_samples),
+          // One batch may take at most the batch's share of time (device-timed samples cost far
+          // more host time than they measure: flush, dispatch, synchronisation).
+          std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2))};
+      const auto answer = s->process.call(s->request(batch), timeout());
+      s->warm_up.add(warmup_times(answer, batch.warmup));
+      if (s->warm_up.settled()) add_timing_reply(answer, s->sampling, timing);
       if (s != &kernel) continue;
-      if (batch.contains("peak_bytes") && batch["peak_bytes"].is_number()) result.peak_bytes = batch["peak_bytes"];
-      add_launches(batch, launches);
+      if (answer.contains("peak_bytes") && answer["peak_bytes"].is_number()) result.peak_bytes = answer["peak_bytes"];
+      if (s->warm_up.settled()) add_launches(answer, launches);
       recheck_timed_output(last_output, reference_output, task, timing.recheck);
     }
   }
   timing.recheck["passed"] = true;
-  auto finish = [](side& s) {
+  auto finish_side = [](timed_side_state& s) {
     const auto& rule = s.sampling.rule;
     s.sampling.kept.series = timed_series{summarize(rule.samples()), rule.converged(), rule.state()};
     return std::move(s.sampling.kept);
   };
-  const auto& kernel_samples = kernel.sampling.rule.samples();  // finish() moves `kept`, not the rule
+  const auto& kernel_samples = kernel.sampling.rule.samples();  // finish_side() moves `kept`, not the rule
   const auto& reference_samples = reference.sampling.rule.samples();
-  timing.kernel = finish(kernel);
-  timing.reference = finish(reference);
+  timing.kernel = finish_side(kernel);
+  timing.reference = finish_side(reference);
   result.timing = std::move(timing);
   check_timing(result, task, reference_output, launches, kernel_samples, reference_samples);
 }
@@ -116,10 +147,8 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
   timing.launch_check = launch.to_json();
   floor_check floor;
   if (m_timing.ceilings) {
-    const auto size = m_config.size;
-    const work_model work{task.bytes.contains(size) ? static_cast<double>(task.bytes.at(size)) : 0.0,
-                          static_cast<double>(reference.data().size()),
-                          task.flops.contains(size) ? static_cast<double>(task.flops.at(size)) : 0.0, task.integer_ops};
+    const work_model work{task.bytes_at(m_config.size).value_or(0.0), static_cast<double>(reference.data().size()),
+                          task.flops_at(m_config.size).value_or(0.0), task.integer_ops};
     floor = check_floor(work, *m_timing.ceilings, kernel_us, reference_us);
   } else {
     floor = floor_not_applied(m_timing.no_ceilings_reason);
@@ -127,23 +156,11 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
   timing.floor = floor.to_json();
   if (launch.applicable && !launch.passed) {
     result.status = task_status::timing_rejected;
-    result.failure = failure_info{"time", launch.reason, ""};
+    result.failure = failure_info{failure_phase::time, launch.reason, ""};
   } else if (floor.applied && !floor.passed) {
     result.status = task_status::timing_rejected;
-    result.failure = failure_info{"time", floor.reason, ""};
+    result.failure = failure_info{failure_phase::time, floor.reason, ""};
   }
-}
-
-json evaluator::batch_request(json request, double typical_cost_us, bool warm) const {
-  const int batch = batch_size(typical_cost_us, m_timing.batch_seconds, m_timing.stopping.min_samples);
-  request["warmup"] = warm ? 0 : m_timing.warmup;
-  request["min_samples"] = batch;
-  request["max_samples"] = batch;
-  request["min_seconds"] = 0;
-  // One batch may take at most the batch's share of time (device-timed samples cost far more host
-  // time than they measure: flush, dispatch, synchronisation).
-  request["max_seconds"] = std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2));
-  return request;
 }
 
 }  // namespace pallasbench

@@ -3,15 +3,15 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/task_record.hpp"
 
 namespace pallasbench {
 
 run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config) {
   run_outcome outcome;
-  const auto& size = config.size;
+  const auto size = config.size_name();
   std::size_t index = 0;
   for (const auto& task : tasks) {
     ++index;
@@ -19,7 +19,7 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
     if (const auto it = m_recorded.find(config_hash(task.name, spec.sha256, config)); it != m_recorded.end()) {
       auto row = summary_row::from_record(it->second);
       row.recorded = true;
-      fmt::print(m_progress, "[{}/{}] {} ({}) recorded before: {}\n", index, tasks.size(), task.name, size, row.status);
+      m_out.task_finished({index, tasks.size(), task_event::recorded_before, 0, task.name, size}, &row, &it->second);
       ++outcome.recorded;
       outcome.rows.push_back(std::move(row));
       outcome.records.push_back(it->second);
@@ -35,7 +35,7 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
       result = m_eval.evaluate(task, spec);
     } catch (const interrupted_error&) {
       outcome.interrupted = true;
-      fmt::print(m_progress, "[{}/{}] {} ({}) interrupted: no record\n", index, tasks.size(), task.name, size);
+      m_out.task_finished({index, tasks.size(), task_event::interrupted, 0, task.name, size}, nullptr, nullptr);
       break;
     }
     auto record = to_record(result);
@@ -49,8 +49,7 @@ run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto row = summary_row::from_record(record);
-    fmt::print(m_progress, "{}\n", progress_line(index, tasks.size(), row, seconds));
-    m_progress.flush();
+    m_out.task_finished({index, tasks.size(), task_event::evaluated, seconds, task.name, size}, &row, &record);
     outcome.rows.push_back(std::move(row));
     outcome.records.push_back(std::move(record));
   }

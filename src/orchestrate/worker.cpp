@@ -28,7 +28,7 @@ std::vector<std::pair<std::string, std::string>> scrubbed_environment(const work
 child_process::options process_options(const worker_options& o) {
   child_process::options opts;
   opts.argv =
-      o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench." + o.role} : o.command;
+      o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench." + std::string(to_string(o.role))} : o.command;
   if (o.command.empty()) opts.argv.insert(opts.argv.end(), o.arguments.begin(), o.arguments.end());
   opts.cwd = o.project_root;
   if (o.sandbox) {
@@ -49,8 +49,8 @@ child_process::options process_options(const worker_options& o) {
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
       {"TF_CPP_MIN_LOG_LEVEL", "1"},
   };
-  if (o.device == "cpu") opts.env.emplace_back("JAX_PLATFORMS", "cpu");
-  if (o.device == "gpu") opts.env.emplace_back("JAX_PLATFORMS", "cuda");
+  if (o.device == device_choice::cpu) opts.env.emplace_back("JAX_PLATFORMS", "cpu");
+  if (o.device == device_choice::gpu) opts.env.emplace_back("JAX_PLATFORMS", "cuda");
   // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).
   if (const auto timer = timer_library(); !timer.empty())
     opts.env.emplace_back("PALLASBENCH_TIMER_LIB", timer.string());
@@ -135,16 +135,6 @@ nlohmann::json worker::call(nlohmann::json request, std::chrono::milliseconds ti
                          error.value("traceback", ""));
   }
   return reply;
-}
-
-void worker::shutdown() {
-  if (m_dead) return;
-  try {
-    m_process.write_line(R"({"id": 0, "cmd": "shutdown"})");
-  } catch (const process_error&) {
-  }
-  if (!m_process.wait_for_exit(std::chrono::seconds(1))) m_process.kill_and_wait();
-  m_dead = true;
 }
 
 }  // namespace pallasbench

@@ -6,10 +6,10 @@
 
 namespace pallasbench {
 
-worker_options worker_pool::role_options(const std::string& role, bool suite) const {
+worker_options worker_pool::role_options(worker_role role, bool suite) const {
   worker_options o = m_options;
   o.role = role;
-  if (role != "tracer" || !o.command.empty()) return o;
+  if (role != worker_role::tracer || !o.command.empty()) return o;
   if (suite) o.arguments = {"--suite"};
   // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
   // trusted reference process reports them), nothing else; it writes only its private /tmp.
@@ -44,7 +44,7 @@ worker_options worker_pool::role_options(const std::string& role, bool suite) co
 
 worker& worker_pool::reference() {
   if (!m_reference) {
-    m_reference = std::make_unique<worker>(role_options("reference"));
+    m_reference = std::make_unique<worker>(role_options(worker_role::reference));
     // The tracer's sandbox opens the interpreter's import folders only: ask the trusted side.
     for (const auto& p : m_reference->hello().value("python_paths", std::vector<std::string>{}))
       m_options.python_paths.emplace_back(p);
@@ -53,30 +53,30 @@ worker& worker_pool::reference() {
 }
 
 worker& worker_pool::executor() {
-  if (!m_executor) m_executor = std::make_unique<worker>(role_options("executor"));
+  if (!m_executor) m_executor = std::make_unique<worker>(role_options(worker_role::executor));
   return *m_executor;
 }
 
 std::unique_ptr<worker> worker_pool::take_tracer() {
   (void)reference();  // the sandbox needs its python_paths
-  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options("tracer"));
-  if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options(worker_role::tracer));
+  if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options(worker_role::tracer));
   return tracer;
 }
 
 worker& worker_pool::suite_tracer() {
   (void)reference();
-  if (!m_suite_tracer) m_suite_tracer = std::make_unique<worker>(role_options("tracer", true));
+  if (!m_suite_tracer) m_suite_tracer = std::make_unique<worker>(role_options(worker_role::tracer, true));
   return *m_suite_tracer;
 }
 
-void worker_pool::prestart(const std::string& candidate_kind) {
+void worker_pool::prestart(candidate_kind kind) {
   (void)reference();
   (void)executor();
-  if (candidate_kind == "suite")
+  if (kind == candidate_kind::suite)
     (void)suite_tracer();
   else if (!m_spare_tracer)
-    m_spare_tracer = std::make_unique<worker>(role_options("tracer"));
+    m_spare_tracer = std::make_unique<worker>(role_options(worker_role::tracer));
 }
 
 void worker_pool::clear_stderr_tails() {

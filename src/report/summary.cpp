@@ -99,7 +99,7 @@ summary_row summary_row::from_record(const json& record) {
   row.task = record.value("kernel_name", "?");
   row.level = record.value("level", 0);
   row.size = record.value("size", "?");
-  row.status = record.value("status", "?");
+  row.status = parse_enum<task_status>(record.value("status", "?"));
   if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     row.robust = record[ptr].get<bool>();
@@ -129,20 +129,20 @@ compiler_cells compiler_cells::from_summary(const json& summary) {
   return cells;
 }
 
-void table_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
+void print_table(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
   std::size_t width = 4;
   for (const auto& r : rows) width = std::max(width, r.task.size());
   const auto compiler = [&](const compiler_cells* c) {
-    if (!m_options.show_compiler) return std::string();
+    if (!options.show_compiler) return std::string();
     return c ? compiler_row_cells(k_table_compiler, *c) : compiler_header_cells(k_table_compiler);
   };
   fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size", "status",
              "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
-    ++counts[r.status];
+    ++counts[std::string(to_string(r.status))];
     fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
-               r.status, format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+               to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
                format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), note(r));
   }
   std::string tally;
@@ -152,8 +152,8 @@ void table_printer::print(std::ostream& out, const std::vector<summary_row>& row
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
 }
 
-void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& rows) const {
-  const bool compiler = m_options.show_compiler;
+void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
+  const bool compiler = options.show_compiler;
   fmt::print(
       out,
       "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
@@ -161,26 +161,21 @@ void markdown_printer::print(std::ostream& out, const std::vector<summary_row>& 
   fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
     fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
-               r.recorded ? r.status + " (recorded)" : r.status, format_robust(r.robust), format_error(r.max_abs_error),
+               r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)), format_robust(r.robust), format_error(r.max_abs_error),
                format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.ratio()),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
   if (const auto tally = recorded_tally(rows); !tally.empty()) fmt::print(out, "\n{} rows{}\n", rows.size(), tally);
 }
 
-std::unique_ptr<summary_printer> make_printer(const std::string& format, summary_options options) {
-  if (format == "table") return std::make_unique<table_printer>(options);
-  if (format == "markdown") return std::make_unique<markdown_printer>(options);
-  throw std::invalid_argument(fmt::format("unknown summary format '{}' (table, markdown)", format));
-}
-
 std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds) {
   std::string detail;
-  if (row.status == "ok")
+  if (row.status == task_status::ok)
     detail = fmt::format("robust {}  max|err| {}  kernel {}  xla {}", format_robust(row.robust),
                          format_error(row.max_abs_error), format_us(row.kernel_us), format_us(row.reference_us));
   else
     detail = first_line(row.message, 100);
-  return fmt::format("[{}/{}] {} ({}) {}  {}  {:.1f} s", index, total, row.task, row.size, row.status, detail, seconds);
+  return fmt::format("[{}/{}] {} ({}) {}  {}  {:.1f} s", index, total, row.task, row.size, to_string(row.status), detail,
+                     seconds);
 }
 
 }  // namespace pallasbench

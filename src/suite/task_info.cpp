@@ -35,11 +35,23 @@ task_info task_info::from_json(const nlohmann::json& j) {
   return t;
 }
 
-std::string task_info::shape_summary(const std::string& size) const {
+std::string task_info::shape_summary(problem_size size) const {
   std::vector<std::string> parts;
-  const auto& by_input = shapes.at(size);
+  const auto& by_input = shapes.at(std::string(to_string(size)));
   for (const auto& in : inputs) parts.push_back(fmt::format("{}({})", in.name, fmt::join(by_input.at(in.name), ",")));
   return fmt::format("{}", fmt::join(parts, " "));
 }
+
+namespace {
+
+std::optional<double> at_size(const std::map<std::string, std::int64_t>& model, problem_size size) {
+  const auto it = model.find(std::string(to_string(size)));
+  return it == model.end() ? std::nullopt : std::optional<double>(static_cast<double>(it->second));
+}
+
+}  // namespace
+
+std::optional<double> task_info::flops_at(problem_size size) const { return at_size(flops, size); }
+std::optional<double> task_info::bytes_at(problem_size size) const { return at_size(bytes, size); }
 
 }  // namespace pallasbench

@@ -1,5 +1,7 @@
 #include "pallasbench/report/summary.hpp"
 
+#include "pallasbench/report/printer.hpp"
+
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -49,7 +51,7 @@ TEST(Summary, MissingTimingHasNoRatio) {
 
 TEST(Summary, TableCountsStatuses) {
   std::ostringstream out;
-  table_printer().print(out, {summary_row::from_record(record("relu", "ok", 50, 100)),
+  print_table(out, {summary_row::from_record(record("relu", "ok", 50, 100)),
                               summary_row::from_record(record("add", "incorrect", 50, 100)),
                               summary_row::from_record(record("exp", "ok", 50, 100))});
   EXPECT_NE(out.str().find("3 tasks: 1 incorrect, 2 ok"), std::string::npos) << out.str();
@@ -58,11 +60,11 @@ TEST(Summary, TableCountsStatuses) {
 
 TEST(Summary, MarkdownHasHeaderAndRows) {
   std::ostringstream out;
-  make_printer("markdown")->print(out, {summary_row::from_record(record("relu", "ok", 50, 100))});
+  print_markdown(out, {summary_row::from_record(record("relu", "ok", 50, 100))});
   EXPECT_NE(out.str().find("| relu | 1 | medium | ok | yes | 1.50e-07 | 50.0 us | 100.0 us | 2.00x |"),
             std::string::npos)
       << out.str();
-  EXPECT_THROW((void)make_printer("html"), std::invalid_argument);
+  EXPECT_THROW((void)parse_enum<summary_format>("html"), std::invalid_argument);
 }
 
 // A record carrying a static summary as summarize_compiler_output writes it (the matmul capture's values).
@@ -130,8 +132,8 @@ TEST(Summary, TableShowsCompilerColumnsOnRequest) {
   const std::vector rows = {summary_row::from_record(record_with_compiler_summary()),
                             summary_row::from_record(record("relu", "ok", 50, 100))};
   std::ostringstream plain, shown;
-  table_printer().print(plain, rows);
-  make_printer("table", {.show_compiler = true})->print(shown, rows);
+  print_table(plain, rows);
+  print_table(shown, rows, {.show_compiler = true});
   EXPECT_EQ(plain.str().find("tensor-core"), std::string::npos) << plain.str();
   EXPECT_NE(shown.str().find("regs  spills  tensor-core  ld width  threads      smem"), std::string::npos)
       << shown.str();
@@ -145,8 +147,7 @@ TEST(Summary, TableShowsCompilerColumnsOnRequest) {
 
 TEST(Summary, MarkdownShowsCompilerColumnsOnRequest) {
   std::ostringstream out;
-  make_printer("markdown", {.show_compiler = true})
-      ->print(out, {summary_row::from_record(record_with_compiler_summary())});
+  print_markdown(out, {summary_row::from_record(record_with_compiler_summary())}, {.show_compiler = true});
   EXPECT_NE(out.str().find("| ratio (ref/kernel) | regs | spills | tensor-core | ld width | threads | smem |"),
             std::string::npos)
       << out.str();

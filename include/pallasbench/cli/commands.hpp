@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "pallasbench/report/summary.hpp"
+#include "pallasbench/orchestrate/evaluator.hpp"
+#include "pallasbench/report/printer.hpp"
 
 namespace pallasbench {
 
@@ -34,22 +35,21 @@ struct selection_options {
 inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
 
 struct evaluation_flags {
-  std::string size = "small";
-  std::string device = "auto";
+  problem_size size = problem_size::small;
+  device_choice device = device_choice::automatic;
   std::string out;
   int seeds = 3;
   std::optional<std::uint64_t> seed;  // --seed: reproduce; none: OS entropy per evaluation
   std::string ceilings_file;          // --ceilings: the floor's ceilings from a file
-  double timeout_s = 300;
+  double timeout_s = 300;             // every wait on a worker (run_plan.hpp's timeouts)
   bool resume = false;
-  bool wait_lock = false;
-  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread  // queue behind
-                                                               // another writer of the records file instead of stopping
+  bool wait_lock = false;  // queue behind another writer of the records file instead of stopping
+  std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread
   bool timing = true;
-  double max_noise = 0.005;               // relative noise (stdev / mean) that ends sampling
-  std::optional<double> timing_budget_s;  // per series; default 2 s on the GPU, 0.5 s on the CPU
-  std::string artifacts = "files";        // compiler artifacts: inline | files | none
-  bool pass_trail = false;                // also the Triton pass trail (megabytes per kernel)
+  double max_noise = stdrel_options{}.max_noise;  // relative noise (stdev / mean) that ends sampling
+  std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
+  artifact_mode artifacts = artifact_options{}.mode;
+  bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
 };
 
 struct list_options {
@@ -60,7 +60,7 @@ struct list_options {
 struct run_options {
   selection_options selection;
   evaluation_flags flags;
-  std::string summary_format = "table";
+  summary_format format = summary_format::table;
   summary_options summary;
 };
 
@@ -73,14 +73,14 @@ struct eval_options {
 
 struct report_options {
   std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
-  std::string format = "table";
+  summary_format format = summary_format::table;
   summary_options summary;
 };
 
 struct artifacts_options {
   std::string task;
-  std::string size = "small";
-  std::string device = "auto";
+  problem_size size = problem_size::small;
+  device_choice device = device_choice::automatic;
   std::string dot;  // write Graphviz here ("-" for stdout); empty: print the DAG as JSON
 };
 

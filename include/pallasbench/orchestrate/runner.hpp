@@ -3,7 +3,6 @@
 
 #include <functional>
 #include <map>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -11,7 +10,7 @@
 
 #include "pallasbench/orchestrate/evaluator.hpp"
 #include "pallasbench/record/jsonl.hpp"
-#include "pallasbench/report/summary.hpp"
+#include "pallasbench/report/printer.hpp"
 
 namespace pallasbench {
 
@@ -29,8 +28,9 @@ public:
   // `writer` may be null (nothing recorded on disk); `recorded` holds the records file's records
   // by config hash (--resume): those tasks are not evaluated again, and their records count in
   // the outcome (and the exit status) as they stand.
-  runner(evaluator& eval, record_writer* writer, std::map<std::string, nlohmann::json> recorded, std::ostream& progress)
-      : m_eval(eval), m_writer(writer), m_recorded(std::move(recorded)), m_progress(progress) {}
+  // `out` hears of each task as it finishes (progress lines, record lines: report/printer.hpp).
+  runner(evaluator& eval, record_writer* writer, std::map<std::string, nlohmann::json> recorded, printer& out)
+      : m_eval(eval), m_writer(writer), m_recorded(std::move(recorded)), m_out(out) {}
 
   // Evaluates each task in turn; each finished record is written before the next task starts.
   // Ctrl-C stops after the task in flight is abandoned (it gets no record).
@@ -40,7 +40,7 @@ private:
   evaluator& m_eval;
   record_writer* m_writer;
   std::map<std::string, nlohmann::json> m_recorded;
-  std::ostream& m_progress;
+  printer& m_out;
 };
 
 }  // namespace pallasbench

@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/core/enum_names.hpp"
 #include "pallasbench/core/error.hpp"
 #include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/run_plan.hpp"
 #include "pallasbench/orchestrate/subprocess.hpp"
 
 namespace pallasbench {
@@ -49,14 +51,26 @@ private:
   std::string m_traceback;
 };
 
+enum class worker_role { reference, executor, tracer };
+
+template <>
+struct enum_names<worker_role> {
+  static constexpr std::string_view what = "worker role";
+  static constexpr std::array entries{
+      std::pair{worker_role::reference, std::string_view("reference")},
+      std::pair{worker_role::executor, std::string_view("executor")},
+      std::pair{worker_role::tracer, std::string_view("tracer")},
+  };
+};
+
 struct worker_options {
   std::filesystem::path python;        // interpreter
   std::filesystem::path project_root;  // holds python/ and tasks/
-  std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
+  device_choice device = device_choice::automatic;  // cpu forces JAX_PLATFORMS=cpu; gpu forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
   // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
   std::vector<std::string> command;
-  std::string role = "reference";      // reference | executor | tracer (python/pallasbench/<role>.py)
+  worker_role role = worker_role::reference;  // python/pallasbench/<role>.py
   std::vector<std::string> arguments;  // after `-m pallasbench.<role>`
   // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
   // GPU hidden (sandbox.hpp).
@@ -82,8 +96,6 @@ public:
   // the protocol, interrupted_error on Ctrl-C.
   nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
 
-  // Asks the worker to exit, killing it if it does not within a second.
-  void shutdown();
 
 private:
   nlohmann::json read_reply(std::chrono::milliseconds timeout, const std::string& what);

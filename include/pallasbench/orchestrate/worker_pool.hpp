@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "pallasbench/orchestrate/task_result.hpp"
 #include "pallasbench/orchestrate/worker.hpp"
 
 namespace pallasbench {
@@ -24,7 +25,7 @@ public:
   // reviewed code, so its tasks share one tracer per run (docs/threat_model.md).
   worker& suite_tracer();
   // Starts the executor and the tracer the run will need now, without waiting for greetings.
-  void prestart(const std::string& candidate_kind);
+  void prestart(candidate_kind kind);
   // While true, taking a user candidate's tracer starts the next one's: its JAX start overlaps
   // the evaluation of the one taken.
   void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
@@ -33,10 +34,9 @@ public:
   void discard_suite_tracer();
   [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
   void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
-  [[nodiscard]] const worker_options& options() const { return m_options; }
 
 private:
-  [[nodiscard]] worker_options role_options(const std::string& role, bool suite = false) const;
+  [[nodiscard]] worker_options role_options(worker_role role, bool suite = false) const;
 
   worker_options m_options;
   std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;

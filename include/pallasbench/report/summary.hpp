@@ -1,13 +1,14 @@
 // The run's summary: one row per record, printed by a printer chosen for the audience.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "pallasbench/record/verdict.hpp"
 
 namespace pallasbench {
 
@@ -34,7 +35,7 @@ struct summary_row {
   std::string task;
   int level = 0;
   std::string size;
-  std::string status;
+  task_status status = task_status::harness_error;
   std::optional<bool> robust;  // robustness_passed
   std::optional<double> max_abs_error;
   std::optional<double> kernel_us;     // median
@@ -46,41 +47,18 @@ struct summary_row {
   bool recorded = false;  // taken from the records file (--resume), not evaluated in this run
 
   // Correct and robust: what exit code 0 means.
-  [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
+  [[nodiscard]] bool passed() const { return status == task_status::ok && robust.value_or(false); }
   // reference / kernel: above 1 the kernel is faster. None in CPU interpret mode, where the
   // kernel runs through an interpreter and no speed comparison means anything.
   [[nodiscard]] std::optional<double> ratio() const;
+  // Throws std::invalid_argument for a record whose status is none of task_status's.
   [[nodiscard]] static summary_row from_record(const nlohmann::json& record);
 };
 
-class summary_printer {
-public:
-  virtual ~summary_printer() = default;
-  virtual void print(std::ostream& out, const std::vector<summary_row>& rows) const = 0;
-};
-
 // Aligned columns for a terminal, with a count of statuses at the end.
-class table_printer final : public summary_printer {
-public:
-  explicit table_printer(summary_options options = {}) : m_options(options) {}
-  void print(std::ostream& out, const std::vector<summary_row>& rows) const override;
-
-private:
-  summary_options m_options;
-};
-
+void print_table(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options = {});
 // A GitHub markdown table (bench/results).
-class markdown_printer final : public summary_printer {
-public:
-  explicit markdown_printer(summary_options options = {}) : m_options(options) {}
-  void print(std::ostream& out, const std::vector<summary_row>& rows) const override;
-
-private:
-  summary_options m_options;
-};
-
-// format: "table" | "markdown"
-[[nodiscard]] std::unique_ptr<summary_printer> make_printer(const std::string& format, summary_options options = {});
+void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options = {});
 
 // One line per finished task: "[3/38] softmax (small) ok  max|err| 1.2e-07  kernel 81.2 us  2.3 s".
 [[nodiscard]] std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds);

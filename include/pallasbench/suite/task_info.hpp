@@ -3,16 +3,16 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/suite/size.hpp"
 #include "pallasbench/suite/tolerance.hpp"
 
 namespace pallasbench {
-
-inline constexpr const char* k_sizes[] = {"small", "medium", "large"};
 
 struct input_info {
   std::string name;
@@ -44,7 +44,10 @@ struct task_info {
   std::string reference_source;  // the reference function's source
 
   [[nodiscard]] static task_info from_json(const nlohmann::json& j);
-  [[nodiscard]] std::string shape_summary(const std::string& size) const;  // "x(4096,4096) y(...)"
+  [[nodiscard]] std::string shape_summary(problem_size size) const;  // "x(4096,4096) y(...)"
+  // The task's FLOP and byte models at `size`; none where the task declares none.
+  [[nodiscard]] std::optional<double> flops_at(problem_size size) const;
+  [[nodiscard]] std::optional<double> bytes_at(problem_size size) const;
 };
 
 }  // namespace pallasbench

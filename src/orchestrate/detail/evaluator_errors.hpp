@@ -5,9 +5,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace pallasbench::detail {
 
@@ -30,11 +27,5 @@ class wrong_output : public error {
 public:
   using error::error;
 };
-
-inline std::vector<std::string> input_paths(const nlohmann::json& reference_reply) {
-  std::vector<std::string> paths;
-  for (const auto& in : reference_reply.at("inputs")) paths.push_back(in.at("path").get<std::string>());
-  return paths;
-}
 
 }  // namespace pallasbench::detail

@@ -1,0 +1,13 @@
+// The dataset record of one evaluation (shared/DESIGN.md's schema, docs/record_schema.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/orchestrate/task_result.hpp"
+
+namespace pallasbench {
+
+// Arrow-stable and bounded (record/arrow_stable.hpp, record/record_bound.hpp).
+[[nodiscard]] nlohmann::json to_record(const task_result& result);
+
+}  // namespace pallasbench

@@ -1,0 +1,119 @@
+// The evaluator's checks: each seed and stress case against the reference, then the robustness
+// filters on what the seeds kept.
+#include <fmt/format.h>
+
+#include "detail/evaluator_errors.hpp"
+#include "pallasbench/check/correctness.hpp"
+#include "pallasbench/check/filters.hpp"
+#include "pallasbench/orchestrate/evaluator.hpp"
+
+namespace pallasbench {
+
+using detail::wrong_output;
+
+protocol::reference_request evaluator::reference_request(const task_info& task, std::uint64_t seed,
+                                                         const std::filesystem::path& dir) const {
+  protocol::reference_request request;
+  request.task = task.name;
+  request.size = m_config.size;
+  request.seed = seed;
+  request.dir = dir.string();
+  return request;
+}
+
+protocol::reference_reply evaluator::make_reference(protocol::reference_request request) {
+  m_phase = failure_phase::reference;
+  return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
+}
+
+void evaluator::check_seeds(task_result& result, const task_info& task, const candidate_spec& candidate,
+                            evidence& kept) {
+  correctness_report report;
+  std::filesystem::path previous_dir;
+  for (int index = 0; index < m_config.seeds; ++index) {
+    const std::uint64_t seed = m_seeds->check(index);
+    const auto dir = m_scratch.fresh(fmt::format("{}/seed{}", task.name, index));
+    // Mapped arrays outlive their files: keep scratch memory to the seed in flight.
+    if (!previous_dir.empty()) std::filesystem::remove_all(previous_dir);
+    previous_dir = dir;
+    const auto reference_reply = make_reference(reference_request(task, seed, dir));
+    if (index == 0) load_candidate(result, task, candidate, reference_reply);
+    auto [reference, first] = run_candidate(reference_reply, dir / "out_first.npy", dir / "out_second.npy");
+    const auto second = npy_array::open(dir / "out_second.npy");
+    report.add(check_seed(seed, first, second, reference, task.tol, task.order_dependent));
+    result.seeds.push_back(seed);
+    kept.seeds.push_back({std::move(first), std::move(reference)});
+    if (!report.passed()) break;  // a failing seed is enough; more seeds only cost time
+  }
+  report.set_stress_skipped(task.stress_skipped);
+  result.correctness = report;
+  result.status = report.passed() ? task_status::ok : task_status::incorrect;
+  if (!report.passed())
+    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+}
+
+void evaluator::check_stress(task_result& result, const task_info& task) {
+  auto& report = *result.correctness;
+  for (const auto& name : task.stress_cases) {
+    const std::uint64_t seed = m_seeds->stress(name);
+    const auto dir = m_scratch.fresh(fmt::format("{}/stress_{}", task.name, name));
+    auto request = reference_request(task, seed, dir);
+    request.stress = name;
+    auto [reference, output] = run_candidate(make_reference(request), dir / "out.npy", {});
+    stress_outcome outcome{name, seed, 1, {}};
+    outcome.against_reference = compare(output, reference, stress_tolerance(task.tol, reference, outcome.atol_scale));
+    report.add(std::move(outcome));
+    std::filesystem::remove_all(dir);
+  }
+  // Every case runs (the record names each case's error); the first failure is the verdict's.
+  if (!report.passed()) {
+    result.status = task_status::incorrect;
+    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+  }
+}
+
+std::pair<npy_array, npy_array> evaluator::run_candidate(const protocol::reference_reply& reference_reply,
+                                                         const std::filesystem::path& output,
+                                                         const std::filesystem::path& second_output) {
+  // Map the reference output, then unlink it: the candidate's process cannot find it on disk.
+  auto reference = npy_array::open(reference_reply.output.path);
+  std::filesystem::remove(reference.path());
+  m_phase = failure_phase::run;
+  protocol::run_request request{reference_reply.input_paths(), {output.string()}};
+  if (!second_output.empty()) request.outputs.push_back(second_output.string());
+  const auto reply = protocol::run_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
+  // Checked before reading: a dtype .npy cannot describe (bfloat16 is stored as raw 2-byte
+  // void) must read as the wrong dtype it is, not as a malformed file.
+  const auto& produced = reply.outputs.empty() ? std::string("?") : reply.outputs.front().dtype;
+  if (produced != reference_reply.output.dtype)
+    throw wrong_output(fmt::format("dtype {} differs from the reference's {}", produced, reference_reply.output.dtype));
+  return {std::move(reference), npy_array::open(output)};
+}
+
+void evaluator::screen(task_result& result, const task_info& task, const evidence& kept) {
+  filter_inputs in;
+  for (const auto& [output, reference] : kept.seeds) in.seeds.push_back({&output, &reference});
+  // Each input perturbed within its domain on seed 0's inputs, one at a time.
+  std::vector<std::pair<npy_array, npy_array>> perturbed;
+  perturbed.reserve(task.inputs.size());
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto dir = m_scratch.fresh(fmt::format("{}/perturb{}", task.name, i));
+    auto request = reference_request(task, result.seeds.front(), dir);
+    request.perturb = i;
+    auto [reference, output] = run_candidate(make_reference(request), dir / "out.npy", {});
+    perturbed.emplace_back(std::move(output), std::move(reference));
+    std::filesystem::remove_all(dir);
+  }
+  for (std::size_t i = 0; i < perturbed.size(); ++i)
+    in.perturbations.push_back({task.inputs[i].name, in.seeds.front(), {&perturbed[i].first, &perturbed[i].second}});
+  in.input_count = task.inputs.size();
+  in.analysis = m_analysis ? &*m_analysis : nullptr;
+  in.source = result.candidate.source;
+  in.task_modules_loaded = result.task_modules_loaded;
+  in.tol = task.tol;
+  bool all_passed = false;
+  result.filters = run_filters(default_filters(), in, all_passed);
+  result.robustness_passed = all_passed;
+}
+
+}  // namespace pallasbench

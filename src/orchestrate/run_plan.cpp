@@ -1,0 +1,37 @@
+#include "pallasbench/orchestrate/run_plan.hpp"
+
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "pallasbench/record/record.hpp"
+
+namespace pallasbench {
+namespace {
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+}  // namespace
+
+timeouts timeouts::from_seconds(double seconds) {
+  const auto wait = std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+  return {wait, wait};
+}
+
+nlohmann::json run_config::to_json() const {
+  return {{"size", to_string(size)}, {"device", to_string(device)}, {"seeds", seeds}, {"timeout_s", timeout_s}};
+}
+
+std::string config_hash(const std::string& task, const std::string& candidate_sha256, const run_config& config) {
+  const nlohmann::json key = {{"task", task},
+                              {"candidate_sha256", candidate_sha256},
+                              {"config", config.to_json()},
+                              {"schema_version", k_schema_version}};
+  return fmt::format("{:016x}", fnv1a(key.dump()));
+}
+
+}  // namespace pallasbench
