@@ -54,10 +54,10 @@ struct worker_options {
   std::filesystem::path project_root;  // holds python/ and tasks/
   std::string device = "auto";         // "cpu" forces JAX_PLATFORMS=cpu; "gpu" forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
-  // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
+  // The command started; empty means `python -u -m pallasbench.worker.<role>` (tests start fakes).
   std::vector<std::string> command;
-  std::string role = "reference";      // reference | executor | tracer (python/pallasbench/<role>.py)
-  std::vector<std::string> arguments;  // after `-m pallasbench.<role>`
+  std::string role = "reference";      // reference | executor | tracer (python/pallasbench/worker/<role>.py)
+  std::vector<std::string> arguments;  // after `-m pallasbench.worker.<role>`
   // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
   // GPU hidden (sandbox.hpp).
   std::optional<sandbox_policy> sandbox;

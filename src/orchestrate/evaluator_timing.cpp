@@ -137,9 +137,7 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
 json evaluator::batch_request(json request, double typical_cost_us, bool warm) const {
   const int batch = batch_size(typical_cost_us, m_timing.batch_seconds, m_timing.stopping.min_samples);
   request["warmup"] = warm ? 0 : m_timing.warmup;
-  request["min_samples"] = batch;
-  request["max_samples"] = batch;
-  request["min_seconds"] = 0;
+  request["samples"] = batch;
   // One batch may take at most the batch's share of time (device-timed samples cost far more host
   // time than they measure: flush, dispatch, synchronisation).
   request["max_seconds"] = std::min(m_timing.stopping.budget_s, std::max(m_timing.batch_seconds * 4, 0.2));

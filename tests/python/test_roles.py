@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 class Process:
     def __init__(self, role: str, cwd: Path | None = None):
         env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "JAX_PLATFORMS": "cpu"}
-        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.{role}"], env=env, text=True, cwd=cwd,
+        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.worker.{role}"], env=env, text=True, cwd=cwd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.hello = json.loads(self.proc.stdout.readline())
         self.next_id = 1
@@ -71,7 +71,8 @@ def test_reference_greets_with_environment_and_import_folders(reference):
 def test_describe_reads_sources_itself(reference, tmp_path):
     candidate = tmp_path / "cand.py"
     candidate.write_text("from pallasbench.kernels import tiled_matmul\ndef kernel(x):\n    return x\n")
-    described = reference.call(cmd="describe", tasks=["relu"], candidate_files=[str(candidate)])
+    described = reference.call(cmd="describe", tasks=["relu"], candidate_files=[str(candidate)],
+                               max_source_bytes=1 << 20)
     assert described["ok"]
     task = described["tasks"][0]
     assert task["name"] == "relu" and len(task["sha256"]) == 64 and task["output_dtype"] == "float32"
@@ -108,9 +109,9 @@ def test_trace_load_compile_run(reference, executor, tmp_path):
     ran = executor.call(cmd="run", inputs=[i["path"] for i in ref["inputs"]], outputs=outs)
     assert ran["ok"], ran
     np.testing.assert_array_equal(np.load(outs[0]), np.load(ref["output"]["path"]))
-    timed = executor.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=1, min_samples=3,
-                          max_samples=3, min_seconds=0, max_seconds=5)
+    timed = executor.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=2, samples=3, max_seconds=5)
     assert timed["ok"] and timed["timer"] == "wall" and len(timed["samples_us"]) == 3
+    assert len(timed["warmup_us"]) == 2 and all(t > 0 for t in timed["warmup_us"])
 
 
 def test_the_user_source_is_what_gets_traced(tmp_path):
