@@ -76,6 +76,9 @@ def handle(handler, line: str) -> dict:
         return _usage_error(request_id, protocol.refusal(handler.ROLE, command))
     try:
         request = request_type.from_json(req)
+    except CommandError as exc:  # refused before any work: no traceback to show
+        return _usage_error(request_id, str(exc))
+    try:
         return {"id": request_id, "ok": True, **getattr(handler, f"cmd_{command}")(request)}
     except CommandError as exc:
         kind, message, failure = exc.kind, str(exc), exc
