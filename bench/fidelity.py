@@ -45,7 +45,7 @@ fn = jax.jit(kernel).lower(*inputs).compile()
 for _ in range(5):
     jax.block_until_ready(fn(*inputs))
 if mode == "ours":
-    from pallasbench.device_timer import DeviceTimer
+    from pallasbench.worker.device_timer import DeviceTimer
 
     reply = DeviceTimer().sample(fn, inputs, 60, 30.0)
     kernels = {k: v["count"] for k, v in reply["kernels"].items()}

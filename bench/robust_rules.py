@@ -217,8 +217,9 @@ def evaluate_candidate(task: str, candidate: Path, size: str = "small", seed: in
     import jax
     import numpy as np
 
-    from pallasbench import interpret, registry
-    from pallasbench.reference import Reference
+    from pallasbench import registry
+    from pallasbench.worker import interpret
+    from pallasbench.worker.reference import Reference
 
     if interpret.on_cpu():
         interpret.enable_interpret_default()

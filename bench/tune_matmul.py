@@ -214,7 +214,7 @@ def main(argv=None) -> int:
 
     if args.cpu_smoke:
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        from pallasbench import interpret
+        from pallasbench.worker import interpret
         interpret.enable_interpret_default()
         sizes, reps, batch_s, min_calls = ["small"], 1, 0.0, 1
     else:

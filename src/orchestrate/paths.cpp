@@ -22,7 +22,7 @@ namespace pallasbench {
 namespace {
 
 bool is_project(const std::filesystem::path& dir) {
-  return std::filesystem::exists(dir / "python" / "pallasbench" / "executor.py") &&
+  return std::filesystem::exists(dir / "python" / "pallasbench" / "worker" / "executor.py") &&
          std::filesystem::is_directory(dir / "tasks");
 }
 
@@ -38,7 +38,7 @@ std::filesystem::path executable_dir() {
 std::filesystem::path project_root() {
   if (const char* env = std::getenv("PALLASBENCH_ROOT"); env && *env) {
     if (!is_project(env))
-      throw std::runtime_error(fmt::format("PALLASBENCH_ROOT={} holds no python/pallasbench/executor.py", env));
+      throw std::runtime_error(fmt::format("PALLASBENCH_ROOT={} holds no python/pallasbench/worker/executor.py", env));
     return std::filesystem::absolute(env);
   }
   if (const auto dir = executable_dir(); !dir.empty() && is_project(dir.parent_path())) return dir.parent_path();

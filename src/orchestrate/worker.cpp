@@ -27,8 +27,9 @@ std::vector<std::pair<std::string, std::string>> scrubbed_environment(const work
 
 child_process::options process_options(const worker_options& o) {
   child_process::options opts;
-  opts.argv =
-      o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m", "pallasbench." + std::string(to_string(o.role))} : o.command;
+  opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m",
+                                                           "pallasbench.worker." + std::string(to_string(o.role))}
+                                 : o.command;
   if (o.command.empty()) opts.argv.insert(opts.argv.end(), o.arguments.begin(), o.arguments.end());
   opts.cwd = o.project_root;
   if (o.sandbox) {

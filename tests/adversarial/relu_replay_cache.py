@@ -26,7 +26,7 @@ def _replaying(fn):
 
 def _attack():
     patched = []
-    for name in ("pallasbench.sampling", "pallasbench.device_timer", "pallasbench.executor"):
+    for name in ("pallasbench.worker.sampling", "pallasbench.worker.device_timer", "pallasbench.worker.executor"):
         try:
             module = __import__(name, fromlist=["_"])
         except Exception:

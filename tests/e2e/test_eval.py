@@ -55,7 +55,7 @@ def tracers_of(parent: int) -> list[int]:
         except OSError:
             continue
         ppid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
-        if ppid == parent and b"pallasbench.tracer" in cmdline:
+        if ppid == parent and b"pallasbench.worker.tracer" in cmdline:
             found.append(int(entry.name))
     return found
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 class Process:
     def __init__(self, role: str, cwd: Path | None = None):
         env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "JAX_PLATFORMS": "cpu"}
-        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.{role}"], env=env, text=True, cwd=cwd,
+        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.worker.{role}"], env=env, text=True, cwd=cwd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.hello = json.loads(self.proc.stdout.readline())
         self.next_id = 1
@@ -71,7 +71,8 @@ def test_reference_greets_with_environment_and_import_folders(reference):
 def test_describe_reads_sources_itself(reference, tmp_path):
     candidate = tmp_path / "cand.py"
     candidate.write_text("from pallasbench.kernels import tiled_matmul\ndef kernel(x):\n    return x\n")
-    described = reference.call(cmd="describe", tasks=["relu"], candidate_files=[str(candidate)])
+    described = reference.call(cmd="describe", tasks=["relu"], candidate_files=[str(candidate)],
+                               max_source_bytes=1 << 20)
     assert described["ok"]
     task = described["tasks"][0]
     assert task["name"] == "relu" and len(task["sha256"]) == 64 and task["output_dtype"] == "float32"
@@ -108,9 +109,9 @@ def test_trace_load_compile_run(reference, executor, tmp_path):
     ran = executor.call(cmd="run", inputs=[i["path"] for i in ref["inputs"]], outputs=outs)
     assert ran["ok"], ran
     np.testing.assert_array_equal(np.load(outs[0]), np.load(ref["output"]["path"]))
-    timed = executor.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=1, min_samples=3,
-                          max_samples=3, min_seconds=0, max_seconds=5)
+    timed = executor.call(cmd="time", inputs=[i["path"] for i in ref["inputs"]], warmup=2, samples=3, max_seconds=5)
     assert timed["ok"] and timed["timer"] == "wall" and len(timed["samples_us"]) == 3
+    assert len(timed["warmup_us"]) == 2 and all(t > 0 for t in timed["warmup_us"])
 
 
 def test_the_user_source_is_what_gets_traced(tmp_path):
@@ -146,6 +147,10 @@ def test_executor_refuses_what_does_not_fit(executor, tmp_path):
 def test_errors_are_replies_not_crashes(reference):
     unknown = reference.call(cmd="frobnicate")
     assert not unknown["ok"] and unknown["error"]["kind"] == "usage_error"
+    assert "the reference has no command 'frobnicate'" in unknown["error"]["message"]
+    mistyped = reference.call(cmd="reference", task="relu", size="small", seed="0", dir="/tmp")
+    assert not mistyped["ok"] and mistyped["error"]["kind"] == "usage_error"
+    assert "reference: field 'seed' must be an integer, got string" in mistyped["error"]["message"]
     missing = reference.call(cmd="reference", task="no_such_task", size="small", seed=0, dir="/tmp")
     assert not missing["ok"] and "unknown task 'no_such_task'" in missing["error"]["message"]
     # The traceback is the failure's own, naming where it was raised (never "NoneType: None").
@@ -156,3 +161,34 @@ def test_errors_are_replies_not_crashes(reference):
 def test_device_on_cpu_is_wall_clock(reference):
     device = reference.call(cmd="device")
     assert device["ok"] and device["timer"] == "wall" and device["timer_error"] is None
+
+
+def test_a_role_answers_its_own_commands_only(reference, executor, tmp_path):
+    for process, role, foreign in ((reference, "reference", "load"), (executor, "executor", "time_reference")):
+        assert process.hello["role"] == role
+        reply = process.call(cmd=foreign)
+        assert not reply["ok"] and reply["error"]["kind"] == "usage_error"
+        assert f"the {role} does not answer '{foreign}'" in reply["error"]["message"]
+    tracer = Process("tracer", cwd=tmp_path)
+    try:
+        assert tracer.hello["role"] == "tracer"
+        for foreign in ("describe", "run", "time"):
+            reply = tracer.call(cmd=foreign)
+            assert not reply["ok"] and f"the tracer does not answer '{foreign}'" in reply["error"]["message"]
+        traced = tracer.call(cmd="trace", candidate={"task": "relu"},
+                             inputs=[{"shape": [512, 512], "dtype": "float32"}], platform="cpu")
+        assert traced["ok"], traced  # a refused command used up nothing
+    finally:
+        tracer.proc.kill()
+        tracer.proc.wait()
+
+
+def test_the_xla_baseline_is_timed_with_the_counts_asked(reference, tmp_path):
+    ref = reference.call(cmd="reference", task="relu", size="small", seed=1, dir=str(tmp_path))
+    timed = reference.call(cmd="time_reference", inputs=[i["path"] for i in ref["inputs"]], task="relu",
+                           precision="highest", warmup=3, samples=4, max_seconds=30)
+    assert timed["ok"], timed
+    assert timed["timer"] == "wall" and len(timed["samples_us"]) == 4 and len(timed["warmup_us"]) == 3
+    stale = reference.call(cmd="time_reference", inputs=[i["path"] for i in ref["inputs"]], task="relu",
+                           precision="highest", warmup=0, min_samples=4, max_samples=4, max_seconds=30)
+    assert not stale["ok"] and "time_reference: field" in stale["error"]["message"]

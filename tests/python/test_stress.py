@@ -9,7 +9,7 @@ import pytest
 
 from pallasbench import registry, stress
 from pallasbench import tasklib as tl
-from pallasbench.reference import Reference
+from pallasbench.worker.reference import Reference
 
 TASKS = sorted(registry.discover())
 CASES = [(name, case) for name in TASKS for case in registry.load(name).STRESS.run]

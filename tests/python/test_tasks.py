@@ -6,7 +6,8 @@ import jax
 import numpy as np
 import pytest
 
-from pallasbench import interpret, jaxpr_info, registry
+from pallasbench import registry
+from pallasbench.worker import interpret, jaxpr_info
 from pallasbench import tasklib as tl
 
 TASKS = sorted(registry.discover())

@@ -68,10 +68,10 @@ struct worker_options {
   std::filesystem::path project_root;  // holds python/ and tasks/
   device_choice device = device_choice::automatic;  // cpu forces JAX_PLATFORMS=cpu; gpu forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
-  // The command started; empty means `python -u -m pallasbench.<role>` (tests start fakes).
+  // The command started; empty means `python -u -m pallasbench.worker.<role>` (tests start fakes).
   std::vector<std::string> command;
-  worker_role role = worker_role::reference;  // python/pallasbench/<role>.py
-  std::vector<std::string> arguments;  // after `-m pallasbench.<role>`
+  worker_role role = worker_role::reference;  // python/pallasbench/worker/<role>.py
+  std::vector<std::string> arguments;         // after `-m pallasbench.worker.<role>`
   // Set for untrusted roles: the process starts sandboxed, with a scrubbed environment and the
   // GPU hidden (sandbox.hpp).
   std::optional<sandbox_policy> sandbox;

@@ -1,4 +1,4 @@
-"""The tracer (untrusted): `python -m pallasbench.tracer`, one process per candidate, thrown away
+"""The tracer (untrusted): `python -m pallasbench.worker.tracer`, one process per candidate, thrown away
 after one trace.
 
 It imports the candidate, traces `kernel` with jax.jit for the task's input shapes and hands
@@ -25,32 +25,33 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench import interpret, jaxpr_info, protocol, registry
-from pallasbench.protocol import CommandError
+from pallasbench import registry
+from pallasbench.worker import interpret, jaxpr_info, server
+from pallasbench.worker.protocol import Candidate, CommandError, TraceRequest
 
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU): export refuses them unless told.
 PALLAS_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi", "mosaic_gpu_v2")
 
 
-def _import_candidate(spec):
-    if "task" in spec:
-        module = registry.load(spec["task"])
+def _import_candidate(candidate: Candidate):
+    if candidate.task is not None:
+        module = registry.load(candidate.task)
         return module.kernel, module
     # The harness sends the source it read itself; the file is written into this process's
     # private working folder and imported from there.
     path = Path.cwd() / "candidate.py"
     # In the encoding the file declares (PEP 263), so the bytes imported are the bytes hashed.
-    path.write_text(spec["source"], encoding=spec.get("encoding") or "utf-8", newline="")
+    path.write_text(candidate.source, encoding=candidate.encoding, newline="")
     try:
         module = registry.import_file(path, "pallasbench_candidate")
     except SyntaxError as exc:
-        raise CommandError("compile_error", f"{spec.get('name', path)}: syntax error: {exc}") from exc
+        raise CommandError("compile_error", f"{candidate.name}: syntax error: {exc}") from exc
     except Exception as exc:
         raise CommandError("compile_error",
-                           f"{spec.get('name', path)}: import failed: {type(exc).__name__}: {exc}") from exc
+                           f"{candidate.name}: import failed: {type(exc).__name__}: {exc}") from exc
     fn = getattr(module, "kernel", None)
     if not callable(fn):
-        raise CommandError("compile_error", f"{spec.get('name', path)}: defines no callable 'kernel'")
+        raise CommandError("compile_error", f"{candidate.name}: defines no callable 'kernel'")
     return fn, module
 
 
@@ -98,25 +99,27 @@ class Tracer:
     suite is one candidate: the project's reviewed code). A user candidate's tracer traces once
     and is killed; refusing a second trace guards the harness against its own mistakes only."""
 
+    ROLE = "tracer"
+
     def __init__(self, suite: bool = False):
         self._suite, self._used = suite, False
 
-    def cmd_trace(self, req):
+    def cmd_trace(self, req: TraceRequest):
         import jax
         import numpy as np
 
         if self._used and not self._suite:
             raise CommandError("usage_error", "a tracer traces one candidate and is thrown away")
-        if self._suite and "task" not in req["candidate"]:
+        if self._suite and req.candidate.task is None:
             raise CommandError("usage_error", "the suite's tracer traces the suite's tasks only")
         self._used = True
         jax.clear_caches()  # each task traced afresh
-        fn, module = _import_candidate(req["candidate"])
-        avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
-        on_cpu = req.get("platform", "cpu") == "cpu"
+        fn, module = _import_candidate(req.candidate)
+        avals = [jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) for s in req.inputs]
+        on_cpu = req.platform == "cpu"
         try:
             t0 = time.perf_counter()
-            with interpret.forced(False) if on_cpu else interpret.suspended(), _target(req.get("device_kind")):
+            with interpret.forced(False) if on_cpu else interpret.suspended(), _target(req.device_kind):
                 closed = jax.make_jaxpr(fn)(*avals)
                 _refuse_host_callbacks(closed)
                 analysis = export(fn, avals, "cuda")
@@ -138,7 +141,7 @@ class Tracer:
             "jaxpr": str(closed),
             "pallas_calls": jaxpr_info.pallas_calls(closed),
             "jaxpr_dag": jaxpr_info.dag(closed),
-            "task_modules_loaded": _task_code_used(req["candidate"], closed),
+            "task_modules_loaded": _task_code_used(req.candidate, closed),
             "trace_s": t1 - t0,
             "interpret_export_s": t2 - t1 if on_cpu else None,
         }
@@ -153,10 +156,10 @@ def _refuse_host_callbacks(closed):
                                "only what jax.export can hand over to its executor, and refuses host callbacks")
 
 
-def _task_code_used(spec, closed) -> list[str]:
+def _task_code_used(candidate: Candidate, closed) -> list[str]:
     """Task files a user candidate imported or ran while tracing. Only ever a reason to refuse:
     a candidate can hide this, not forge a pass with it."""
-    if "task" in spec:
+    if candidate.task is not None:
         return []
     tasks = registry.tasks_dir().resolve()
     files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
@@ -175,13 +178,13 @@ def _task_code_used(spec, closed) -> list[str]:
 
 
 def main() -> int:
-    out = protocol.claim_stdout()
+    channel = server.claim_stdout()
     import jax
 
     if interpret.on_cpu():
         interpret.enable_interpret_default()
     jax.numpy.zeros(1).block_until_ready()  # backend up before the candidate arrives (warm spare)
-    return protocol.serve(Tracer(suite="--suite" in sys.argv[1:]), out, {})
+    return server.serve(Tracer(suite="--suite" in sys.argv[1:]), channel, {})
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The executor (trusted): `python -m pallasbench.executor`, long-lived, one per GPU.
+"""The executor (trusted): `python -m pallasbench.worker.executor`, long-lived, one per GPU.
 
 It never imports candidate code. It takes the module a tracer serialized with `jax.export`,
 deserializes it, hands its StableHLO and its kernels' Triton IR to the harness for analysis, and
@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench import compiler_artifacts, interpret, protocol, sampling
-from pallasbench.protocol import CommandError
+from pallasbench.worker import compiler_artifacts, environment, interpret, sampling, server, tensors
+from pallasbench.worker.protocol import (ArtifactsRequest, CommandError, CompileRequest, LoadRequest, RunRequest,
+                                         TimeRequest)
 
 
 def _deserialize(blob: str, what: str):
@@ -55,44 +56,46 @@ def describe_module(exported) -> tuple[str, list[dict]]:
 
 
 class Executor:
+    ROLE = "executor"
+
     def __init__(self):
         self._exported = None  # the loaded module, until compiled
         self._avals = None
         self.compiled = None
         self._sampler = sampling.Sampler()
-        self._device_inputs = sampling.DeviceInputs()
+        self._device_inputs = tensors.DeviceInputs()
         self._capture_job = None  # (artifacts so far, CaptureJob) of the compiled module
 
     def _platform(self) -> str:
         return "cpu" if interpret.on_cpu() else "cuda"
 
-    def cmd_load(self, req):
+    def cmd_load(self, req: LoadRequest):
         """Deserialize a module and describe it for analysis; nothing is compiled yet."""
         import jax
         import numpy as np
 
         self._drop()
-        avals = [jax.ShapeDtypeStruct(tuple(s["shape"]), np.dtype(s["dtype"])) for s in req["inputs"]]
-        exported = _deserialize(req["module"], "module")
+        avals = [jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) for s in req.inputs]
+        exported = _deserialize(req.module, "module")
         _check_signature(exported, avals, self._platform())
         text, kernels = describe_module(exported)
         reply = {"stablehlo": text, "platforms": list(exported.platforms), "kernels": kernels,
                  "output": {"shape": list(exported.out_avals[0].shape), "dtype": str(exported.out_avals[0].dtype)}}
-        if req.get("analysis_module"):
+        if req.analysis_module is not None:
             # CPU only: the CUDA lowering the tracer exported beside the interpret one.
-            analysed = _deserialize(req["analysis_module"], "analysis module")
+            analysed = _deserialize(req.analysis_module, "analysis module")
             _check_signature(analysed, avals, "cuda")
             reply["analysis_stablehlo"], reply["kernels"] = describe_module(analysed)
         self._exported, self._avals = exported, avals
         return reply
 
-    def cmd_compile(self, req):
+    def cmd_compile(self, req: CompileRequest):
         """Compile the loaded module (lower and compile timed apart) for running and timing."""
         import jax
 
         if self._exported is None:
             raise CommandError("usage_error", "compile before load")
-        capture = self._artifact_request(req)
+        capture = self._capture_wanted(req)
         exported, self._exported = self._exported, None
         try:
             t0 = time.perf_counter()
@@ -104,22 +107,21 @@ class Executor:
             raise CommandError("compile_error", f"compiling the module failed: {type(exc).__name__}: {exc}") from exc
         self.compiled = compiled
         return {"lower_s": t1 - t0, "compile_s": t2 - t1, "memory": self._memory_analysis(compiled),
-                "artifacts": self._artifacts(req, capture, lowered)}
+                "artifacts": self._artifacts(req.artifacts.mode, capture, lowered)}
 
     def _drop(self):
         self._exported, self.compiled, self._capture_job = None, None, None
         self._device_inputs.drop()
 
     @staticmethod
-    def _artifact_request(req) -> dict | None:
+    def _capture_wanted(req: CompileRequest) -> dict | None:
         """Where the compiler artifacts go, when they are wanted on a GPU."""
-        wanted = req.get("artifacts") or {}
-        if wanted.get("mode", "none") == "none" or interpret.on_cpu():
+        wanted = req.artifacts
+        if wanted.mode == "none" or interpret.on_cpu():
             return None
-        return {"out": Path(wanted["dir"]), "pass_trail": bool(wanted.get("pass_trail"))}
+        return {"out": Path(wanted.dir), "pass_trail": wanted.pass_trail}
 
-    def _artifacts(self, req, capture, lowered) -> dict:
-        mode = (req.get("artifacts") or {}).get("mode", "none")
+    def _artifacts(self, mode: str, capture, lowered) -> dict:
         if mode == "none":
             return {"mode": mode}
         if capture is None:
@@ -137,7 +139,7 @@ class Executor:
         self._capture_job = (base, job)
         return base | {"capture_pending": True}
 
-    def cmd_artifacts(self, req):
+    def cmd_artifacts(self, req: ArtifactsRequest):
         """The compiled module's compiler artifacts, once the background capture is done."""
         job, self._capture_job = self._capture_job, None
         if job is None:
@@ -168,24 +170,24 @@ class Executor:
             raise CommandError("runtime_error", f"the kernel raised: {type(exc).__name__}: {exc}") from exc
         return out
 
-    def cmd_run(self, req):
+    def cmd_run(self, req: RunRequest):
         """Run the compiled module on the given inputs `len(outputs)` times; save each output."""
         if self.compiled is None:
             raise CommandError("usage_error", "run before compile")
         import jax
 
-        inputs = [jax.device_put(x) for x in sampling.load_inputs(req["inputs"])]
-        return {"outputs": [sampling.save(path, self._call(inputs)) for path in req["outputs"]]}
+        inputs = [jax.device_put(x) for x in tensors.load_inputs(req.inputs)]
+        return {"outputs": [tensors.save(path, self._call(inputs)) for path in req.outputs]}
 
-    def cmd_time(self, req):
+    def cmd_time(self, req: TimeRequest):
         """Timing samples of warm calls of the compiled module; with `output`, the output of
         the batch's last timed call is saved there for the harness to recheck."""
         if self.compiled is None:
             raise CommandError("usage_error", "time before compile")
-        reply = self._sampler.timed(self.compiled, self._device_inputs.get(req["inputs"]), req)
+        reply = self._sampler.timed(self.compiled, self._device_inputs.get(req.inputs), req)
         last, self._sampler.last_output = self._sampler.last_output, None
-        if req.get("output"):
-            reply["output"] = sampling.save(req["output"], last)
+        if req.output is not None:
+            reply["output"] = tensors.save(req.output, last)
         return reply | {"peak_bytes": self._peak_bytes()}
 
     @staticmethod
@@ -198,13 +200,11 @@ class Executor:
 
 
 def main() -> int:
-    out = protocol.claim_stdout()
+    channel = server.claim_stdout()
     import jax
 
-    from pallasbench import reference
-
     jax.numpy.zeros(1).block_until_ready()  # backend up before the first module arrives
-    return protocol.serve(Executor(), out, {"environment": reference.environment()})
+    return server.serve(Executor(), channel, {"environment": environment.environment()})
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ class DeviceTimer:
         self._read(self._clean_buffer).block_until_ready()
 
     def sample(self, fn, inputs, count: int, max_seconds: float) -> dict:
-        """Up to `count` samples of fn(*inputs) (fewer when max_seconds of host time run out)."""
+        """`count` samples of fn(*inputs), fewer when max_seconds of host time have passed since
+        the first began (at least one). The count is the caller's: no stopping rule here."""
         import jax
 
         wall, cost = [], []

@@ -1,0 +1,171 @@
+"""The reference process (trusted): `python -m pallasbench.worker.reference`.
+
+It describes the suite, makes each seed's inputs and the reference output, times the XLA
+baseline and measures the device's roofline ceilings. It never imports candidate code, and no
+candidate kernel ever runs in it; its reference outputs never exist in the executor's process or
+CUDA context (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from pallasbench import registry, stress
+from pallasbench import tasklib as tl
+from pallasbench.worker import ceilings, environment, interpret, sampling, server, sources, tensors
+from pallasbench.worker.protocol import (CommandError, DescribeRequest, DeviceRequest, ReferenceRequest,
+                                         TimeReferenceRequest)
+
+
+def _output_dtype(module, info: dict) -> str:
+    """The reference's output dtype, from the shapes and dtypes describe already holds."""
+    import jax
+
+    small = info["shapes"]["small"]
+    avals = [jax.ShapeDtypeStruct(tuple(small[i.name]), np.dtype(info["dtypes"][i.name])) for i in module.INPUTS]
+    return str(jax.eval_shape(module.reference, *avals).dtype)
+
+
+class Reference:
+    ROLE = "reference"
+
+    def __init__(self):
+        self.reference_fns: dict = {}
+        self._inputs_key, self._inputs = None, ()
+        self._sampler = sampling.Sampler()
+        self._device_inputs = tensors.DeviceInputs()
+
+    def cmd_describe(self, req: DescribeRequest):
+        names = req.tasks if req.tasks is not None else sorted(registry.discover())
+        tasks, errors = [], []
+        for name in names:
+            try:
+                module = registry.load(name)
+                info = registry.describe(module)
+                info |= {f"kernel_{k}": v for k, v in sources.source_facts(Path(module.__file__)).items()}
+                info["sha256"] = info["kernel_sha256"]
+                info["reference_source"] = inspect.getsource(module.reference)
+                info["output_dtype"] = _output_dtype(module, info)
+                tasks.append(info)
+            except Exception as exc:  # one broken task file must not hide the others
+                errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
+        candidates = {}
+        for path in req.candidate_files:
+            candidates[path] = sources.source_facts(Path(path), req.max_source_bytes)
+        return {"tasks": tasks, "errors": errors, "candidates": candidates,
+                "git_sha": environment.git_sha(registry.project_root())}
+
+    def _base_inputs(self, module, size: str, seed: int) -> tuple:
+        """make_inputs for (task, size, seed); the last set is kept, since the input-impact
+        filter perturbs seed 0's inputs one input at a time (LARGE inputs take seconds)."""
+        key = (module.NAME, size, seed)
+        if self._inputs_key != key:
+            self._inputs_key = None  # never keep a set paired with the wrong key
+            self._inputs = tuple(module.make_inputs(np.random.default_rng(seed), module.SHAPES[size]))
+            self._inputs_key = key
+        return self._inputs
+
+    def _reference_fn(self, module, precision: str):
+        import jax
+
+        key = (module.NAME, precision)
+        if key not in self.reference_fns:
+            matmul_precision = "highest" if precision == "float64" else precision
+
+            def run(*xs):
+                with jax.default_matmul_precision(matmul_precision):
+                    return module.reference(*xs)
+            self.reference_fns[key] = jax.jit(run)
+        return self.reference_fns[key]
+
+    def cmd_reference(self, req: ReferenceRequest):
+        """Fresh inputs for one seed (one input perturbed, or a stress case's, when asked) and
+        the reference output."""
+        self._device_inputs.drop()
+        module = registry.load(req.task)
+        if req.size not in module.SHAPES:
+            raise CommandError("usage_error", f"reference: task '{module.NAME}' has no size '{req.size}' "
+                               f"(it has {', '.join(module.SHAPES)})")
+        shapes = module.SHAPES[req.size]
+        case = req.stress
+        if case is not None:
+            try:
+                inputs = stress.make_inputs(module, case, np.random.default_rng(req.seed), shapes)
+            except ValueError as exc:
+                raise CommandError("task_error", str(exc)) from exc
+        else:
+            inputs = list(self._base_inputs(module, req.size, req.seed))
+        if req.perturb is not None:
+            index = req.perturb
+            if index >= len(inputs):
+                raise CommandError("usage_error", f"perturb: no input {index} in '{module.NAME}'")
+            rng = np.random.default_rng([req.seed, 7919, index])
+            inputs[index] = tl.perturb(rng, inputs[index], module.INPUTS[index].domain)
+        out_dir = Path(req.dir)
+        written = []
+        for spec, array in zip(module.INPUTS, inputs):
+            if tuple(array.shape) != tuple(shapes[spec.name]):
+                raise CommandError("task_error", f"task '{module.NAME}': make_inputs gave "
+                                   f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
+            written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array) | {"name": spec.name})
+        try:
+            ref = self._run_reference(module, inputs, float64=case is not None)
+        except Exception as exc:
+            raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
+        return {"inputs": written, "output": tensors.save(str(out_dir / "ref.npy"), ref)}
+
+    def _run_reference(self, module, inputs, float64: bool = False):
+        """The correctness reference: f32 at full matmul precision, or float64 when the task
+        declares REFERENCE_FLOAT64 (long f32 sums whose own rounding error is of the order of
+        the tolerance) and for every stress case (an offset of 1e3 or a scale of 1e3 puts the
+        f32 reference's own rounding above the tolerance), rounded back to the f32 reference's
+        dtype."""
+        import jax
+
+        if not (float64 or getattr(module, "REFERENCE_FLOAT64", False)):
+            return jax.block_until_ready(self._reference_fn(module, "highest")(*inputs))
+        out_dtype = jax.eval_shape(module.reference, *inputs).dtype
+        wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in inputs]
+        with jax.enable_x64(True):
+            ref = np.asarray(self._reference_fn(module, "float64")(*wide))
+        return ref.astype(out_dtype)
+
+    def cmd_time_reference(self, req: TimeReferenceRequest):
+        """Timing samples of the XLA reference at the given matmul precision."""
+        module = registry.load(req.task)
+        fn = self._reference_fn(module, req.precision)
+        reply = self._sampler.timed(fn, self._device_inputs.get(req.inputs), req)
+        self._sampler.last_output = None  # the baseline's output is never checked
+        return reply
+
+    def cmd_device(self, req: DeviceRequest):
+        """The device timer's view of the GPU (L2 size, SM clocks, throttle reasons) and, when
+        asked, the device's ceilings for the roofline (measured once per run)."""
+        timer, error = self._sampler.device_timer()
+        if timer is None:
+            return {"timer": "wall", "timer_error": error}
+        reply = {"timer": "cupti", "device": timer.device}
+        if req.ceilings:
+            reply["ceilings"] = ceilings.measure(timer)
+        return reply
+
+
+def main() -> int:
+    channel = server.claim_stdout()
+    try:
+        if interpret.on_cpu():
+            interpret.enable_interpret_default()  # tasks import pallas kernels; they never run here
+        env = environment.environment()
+    except Exception as exc:  # the greeting says why, for the harness to tell the user
+        failure = {"kind": "no_backend", "message": environment.backend_failure(exc)}
+        channel.write(server.encode_reply({"ready": False, "role": Reference.ROLE, "error": failure}) + "\n")
+        return 1
+    return server.serve(Reference(), channel, {"environment": env, "python_paths": environment.python_paths()})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Kernel source files as the trusted reference process reads them for the record: decoded as
+Python decodes them, hashed, bundled with the shared kernel modules they import, and refused
+(unrun) when too large or undecodable. Never read by the process that imports the file: a
+candidate can spoof its own __file__."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import tokenize
+from pathlib import Path
+
+KERNELS_DIR = Path(__file__).parent.parent / "kernels"  # pallasbench.kernels
+DEFAULT_MAX_SOURCE_BYTES = 1 << 20  # the harness's --max-source-bytes default too
+
+
+def kernel_modules_used(source: str) -> list[str]:
+    """The shared kernel modules (pallasbench.kernels.*) a source imports, read from its syntax
+    tree: nothing of it runs here."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "pallasbench.kernels":
+                names |= {a.name for a in node.names}
+            elif node.module.startswith("pallasbench.kernels."):
+                names.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            names |= {a.name.split(".")[2] for a in node.names if a.name.startswith("pallasbench.kernels.")}
+    return sorted(n for n in names if (KERNELS_DIR / f"{n}.py").is_file())
+
+
+def bundled_source(source: str) -> str:
+    """The kernel file followed by the shared kernel modules it imports, so a record's
+    triton_code holds every line of the kernel."""
+    parts = [source]
+    for name in kernel_modules_used(source):
+        parts.append(f"\n# ---- pallasbench.kernels.{name} ----\n" + (KERNELS_DIR / f"{name}.py").read_text())
+    return "".join(parts)
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """(text, encoding) as Python itself decodes a source file: a BOM or a PEP 263 coding line,
+    else UTF-8. Raises SyntaxError (as Python would) when the bytes do not decode."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        return data.decode(encoding), encoding  # no newline translation: the text is the file
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SyntaxError(f"the source does not decode as {encoding} (its declared or default encoding): {exc}")
+
+
+def source_facts(path: Path, max_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> dict:
+    """What the record says of a kernel file. A file over max_bytes is refused unread, one that
+    does not decode is refused as Python would refuse it; either way "refused" says why and
+    nothing of it runs."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        with open(path, "rb") as f:  # hashed in blocks, never held whole
+            sha256 = hashlib.file_digest(f, "sha256").hexdigest()
+        return {"sha256": sha256, "source": "", "bundled_source": "", "encoding": "", "bytes": size,
+                "refused": f"{path.name} is {size} bytes, over the limit of {max_bytes} (--max-source-bytes): "
+                           f"refused unread"}
+    data = path.read_bytes()
+    facts = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    try:
+        text, encoding = decode_source(data)
+    except SyntaxError as exc:
+        text = data.decode("utf-8", errors="replace")
+        return facts | {"source": text, "bundled_source": text, "encoding": "",
+                        "refused": f"{path.name}: {exc}"}
+    return facts | {"source": text, "bundled_source": bundled_source(text), "encoding": encoding}
