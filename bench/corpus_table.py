@@ -1,7 +1,7 @@
 """Runs the adversarial corpus (tests/adversarial/, each candidate against its task at SMALL on the
 CPU) and prints a markdown table of three verdicts: a plain allclose check (the harness's status
 is ok), the harness (correct and robust, with the filters that failed), and the five rules of
-pallasbench-robust (bench/robust_rules.py, with the rules that failed), then the counts.
+pallasbench-robust (python/pallasbench/robust_rules.py, with the rules that failed), then the counts.
 Usage: python bench/corpus_table.py (from the repo root, after `make build`; PALLASBENCH_PYTHON
 picks the Python of the harness's worker and of the rules)."""
 import json
@@ -12,13 +12,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "python"))
 from test_adversarial import CASES  # noqa: E402
-from robust_rules import SOURCE_PATTERNS  # noqa: E402
+
+from pallasbench import robust_rules  # noqa: E402
 
 PYTHON = os.environ.get("PALLASBENCH_PYTHON", sys.executable)
-PATTERN_LABELS = dict(zip(SOURCE_PATTERNS, ("`o_ref[...] = 0`", "`o_ref[...] = 1`", "`return jnp.zeros`",
-                                            "`jnp.full(..., 0)`")))
+PATTERN_LABELS = dict(zip(robust_rules.SOURCE_PATTERNS, ("`o_ref[...] = 0`", "`o_ref[...] = 1`",
+                                                         "`return jnp.zeros`", "`jnp.full(..., 0)`")))
 
 
 def harness_verdict(candidate, task):
@@ -29,14 +30,16 @@ def harness_verdict(candidate, task):
 
 
 def rules_verdict(candidate, task):
-    """bench/robust_rules.py in a fresh interpreter (a candidate may patch what it imports); its
+    """pallasbench.robust_rules in a fresh interpreter (a candidate may patch what it imports); its
     record is the last line of stdout (a candidate may print)."""
-    out = subprocess.run([PYTHON, str(ROOT / "bench" / "robust_rules.py"), "--task", task, "--candidate",
+    python_path = os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")]))
+    env = os.environ | {"PYTHONPATH": python_path}
+    out = subprocess.run([PYTHON, "-m", "pallasbench.robust_rules", "--task", task, "--candidate",
                           str(ROOT / "tests" / "adversarial" / candidate), "--size", "small"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     lines = [line for line in out.stdout.splitlines() if line.strip()]
     if out.returncode != 0 or not lines:
-        why = f"robust_rules.py exited {out.returncode}: {out.stderr.strip()[-200:]}"
+        why = f"pallasbench.robust_rules exited {out.returncode}: {out.stderr.strip()[-200:]}"
         return {"verdict": "n/a", "why": why, "rules": {}}
     return json.loads(lines[-1])
 

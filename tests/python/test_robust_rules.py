@@ -1,7 +1,6 @@
-"""bench/robust_rules.py: the pallasbench-robust rules on tiny synthetic arrays, each case built so
+"""pallasbench.robust_rules: the pallasbench-robust rules on tiny synthetic arrays, each case built so
 that the rule's definition (thresholds, first input only, comparison against the reference, the
 four regexes) decides it."""
-import sys
 from pathlib import Path
 
 import jax
@@ -9,10 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+from pallasbench import robust_rules as rr
 
-import robust_rules as rr  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 RNG = np.random.default_rng(0)
 VARYING = RNG.standard_normal((8, 16)).astype(np.float32)

@@ -26,7 +26,7 @@ TOOL_TIMEOUT_S = 120
 def dump_options(dump_dir: Path) -> dict:
     """XLA debug options for one compile that dump the module's PTX and thunk sequence.
 
-    On jax 0.11.2 (H200, 2026-11-30, bench/dump_variants.py) the PTX of a Pallas kernel appears
+    On jax 0.11.2 (H200, 2026-11-30, bench/results/2026-11-30-h200/scripts/dump_variants.py) the PTX of a Pallas kernel appears
     only with xla_dump_emitter_re=".*": xla_gpu_dump_llvmir alone, or the regex "triton" (which
     dumps the Triton pass trail), give none. So every capture also writes the pass trail; it is
     kept in the record only when asked for.
