@@ -1,5 +1,6 @@
 #include "pallasbench/measure/warm_up.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ TEST(WarmUp, KeepsWarmingAfterASlowCall) {
 TEST(WarmUp, StopsAtTheCap) {
   warm_up_rule rule(3);
   std::vector<double> rising;
-  for (int i = 0; i < 60; ++i) rising.push_back(100.0 * (i + 1) * (i + 1));
+  for (int i = 0; i < 60; ++i) rising.push_back(std::ldexp(1.0, i));  // each call twice as slow
   rule.add(rising);
   EXPECT_TRUE(rule.settled());
   EXPECT_EQ(rule.calls(), warm_up_rule::k_max_calls);
@@ -44,7 +45,7 @@ TEST(WarmUp, StopsAtTheCap) {
 TEST(WarmUp, NeverAsksPastTheCap) {
   warm_up_rule rule(48);
   std::vector<double> rising;
-  for (int i = 0; i < 48; ++i) rising.push_back(i + 1.0);
+  for (int i = 0; i < 48; ++i) rising.push_back(std::ldexp(1.0, i));
   rule.add(rising);
   ASSERT_FALSE(rule.settled());
   EXPECT_EQ(rule.next_calls(), 2);

@@ -96,7 +96,7 @@ TEST(TaskRecord, CarriesMeasuredValues) {
 task_result cupti_result() {
   auto r = sample_result();
   r.config.device = device_kind::gpu;
-  r.config.size = "medium";
+  r.config.size = problem_size::medium;
   r.task.flops["medium"] = 2'000'000'000;  // 2 GFLOP in 100 us: 20 TFLOP/s
   r.task.bytes["medium"] = 100'000'000;    // 100 MB in 100 us: 1000 GB/s
   r.task.uses_tf32 = true;

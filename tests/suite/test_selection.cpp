@@ -45,7 +45,7 @@ TEST(TaskInfo, FromDescribeJson) {
     "flops": {"small": 64}, "bytes": {"small": 768}})");
   const auto t = task_info::from_json(j);
   EXPECT_EQ(t.inputs.size(), 2u);
-  EXPECT_EQ(t.shape_summary("small"), "x(8,8) y(8,8)");
+  EXPECT_EQ(t.shape_summary(problem_size::small), "x(8,8) y(8,8)");
   EXPECT_DOUBLE_EQ(t.tol.rtol, 1e-5);
   EXPECT_EQ(t.flops.at("small"), 64);
 }
