@@ -8,6 +8,13 @@ the request and reply fields the C++ uses, on tiny float32 tensors it writes and
 by hand: it imports nothing heavier than json/os/signal/struct/sys/time, so it starts in a few
 tens of milliseconds.
 
+Behaviours: reference: die_reference (exits during "reference"); tracer: trace_compile_error,
+trace_hang; executor: hang_load, kernel_ir (load hands over a real f32 Triton kernel's IR),
+foreign_call (a host callback beside the kernel), artifacts_ok / artifacts_fail (the capture
+pending at compile, then collected or failing), crash_run (SIGSEGV), interrupt_run (SIGINT to the
+harness, then hangs), run_raises, run_dtype (float64 output), run_wrong, nondeterministic (the
+second output differs), time_wrong (the timed output differs).
+
 The fake task: inputs x and y, float32 (4, 4), domain real; output 2 x + y. The reference writes
 the inputs and the output into the request's dir; the executor reads the inputs and computes the
 output itself (the harness unlinks the reference output before any run).
