@@ -20,7 +20,7 @@ std::vector<std::pair<std::string, std::string>> scrubbed_environment(const work
           {"PYTHONNOUSERSITE", "1"},
           {"PYTHONDONTWRITEBYTECODE", "1"},
           {"PALLASBENCH_ROOT", o.project_root.string()},
-          {"PALLASBENCH_ROLE", o.role},
+          {"PALLASBENCH_ROLE", std::string(to_string(o.role))},
           {"JAX_PLATFORMS", "cpu"},  // lowering for CUDA needs no GPU
           {"CUDA_VISIBLE_DEVICES", ""},
           {"TF_CPP_MIN_LOG_LEVEL", "1"}};
@@ -47,7 +47,7 @@ child_process::options process_options(const worker_options& o) {
   opts.env = {
       {"PYTHONPATH", python_path},
       {"PALLASBENCH_ROOT", o.project_root.string()},
-      {"PALLASBENCH_ROLE", o.role},  // which of the three a process is (test fakes play all three)
+      {"PALLASBENCH_ROLE", std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
       // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
       {"TF_CPP_MIN_LOG_LEVEL", "1"},

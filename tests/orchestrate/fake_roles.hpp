@@ -89,8 +89,8 @@ struct fake_harness {
 
   static run_config config(double timeout_s = 10) {
     run_config c;
-    c.size = "small";
-    c.device = "cpu";
+    c.size = problem_size::small;
+    c.device = device_kind::cpu;
     c.seeds = 2;
     c.timeout_s = timeout_s;
     c.seed = 42;
@@ -114,7 +114,7 @@ struct fake_harness {
 
   static candidate_spec suite_candidate(const task_info& task) {
     candidate_spec c;
-    c.kind = "suite";
+    c.kind = candidate_kind::suite;
     c.sha256 = task.sha256;
     return c;
   }

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_roles.hpp"
+#include "pallasbench/orchestrate/task_record.hpp"
 #include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
@@ -100,7 +101,7 @@ TEST(Evaluator, LoadHangingPastTheTimeoutIsTimeoutAndDropsTheExecutor) {
 
   EXPECT_EQ(r.status, task_status::timeout) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "load");
+  EXPECT_EQ(r.failure->phase, failure_phase::load);
   EXPECT_TRUE(contains(r.failure->message, "did not answer within 2 s")) << r.failure->message;
   EXPECT_GE(took, 2s);
   EXPECT_LT(took, 10s);
@@ -120,7 +121,7 @@ TEST(Evaluator, ReferenceDeathIsHarnessErrorAndTheNextGetsAFreshReference) {
 
   EXPECT_EQ(r.status, task_status::harness_error) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "reference");
+  EXPECT_EQ(r.failure->phase, failure_phase::reference);
   EXPECT_TRUE(contains(r.failure->message, "worker died while running 'reference'")) << r.failure->message;
   EXPECT_TRUE(contains(r.failure->message, "exit code 3")) << r.failure->message;
   EXPECT_TRUE(contains(r.stderr_tail, "dying during 'reference'")) << r.stderr_tail;
@@ -144,7 +145,7 @@ TEST(Evaluator, OutputOfTheWrongDtypeIsIncorrect) {
 
   EXPECT_EQ(r.status, task_status::incorrect) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "run");
+  EXPECT_EQ(r.failure->phase, failure_phase::run);
   EXPECT_EQ(r.failure->message, "dtype float64 differs from the reference's float32");
   EXPECT_TRUE(h.pool->has_executor());  // a wrong output is the kernel's fault, not the process's
   const auto record = to_record(r);
@@ -164,7 +165,7 @@ TEST(Evaluator, WrongValuesAndNondeterminismAreIncorrectAtCheck) {
   const auto wrong = eval.evaluate(tasks[0], fake_harness::suite_candidate(tasks[0]));
   EXPECT_EQ(wrong.status, task_status::incorrect) << message_of(wrong);
   ASSERT_TRUE(wrong.failure.has_value());
-  EXPECT_EQ(wrong.failure->phase, "check");
+  EXPECT_EQ(wrong.failure->phase, failure_phase::check);
   EXPECT_TRUE(contains(wrong.failure->message, "seed ")) << wrong.failure->message;
   // A failing seed is enough: no second seed, no stress case, no perturbation.
   EXPECT_EQ(h.requests("reference", "reference", "wrong").size(), 1u);
@@ -172,7 +173,7 @@ TEST(Evaluator, WrongValuesAndNondeterminismAreIncorrectAtCheck) {
   const auto flaky = eval.evaluate(tasks[1], fake_harness::suite_candidate(tasks[1]));
   EXPECT_EQ(flaky.status, task_status::incorrect) << message_of(flaky);
   ASSERT_TRUE(flaky.failure.has_value());
-  EXPECT_EQ(flaky.failure->phase, "check");
+  EXPECT_EQ(flaky.failure->phase, failure_phase::check);
   EXPECT_TRUE(contains(flaky.failure->message, "not bit-identical")) << flaky.failure->message;
 }
 
@@ -183,7 +184,7 @@ TEST(Evaluator, KernelRaisingIsRuntimeErrorAndKeepsTheExecutor) {
   const auto r = eval.evaluate(tasks[0], fake_harness::suite_candidate(tasks[0]));
   EXPECT_EQ(r.status, task_status::runtime_error) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "run");
+  EXPECT_EQ(r.failure->phase, failure_phase::run);
   EXPECT_TRUE(contains(r.failure->message, "fake kernel failure")) << r.failure->message;
   EXPECT_EQ(r.failure->traceback, "Traceback (fake executor)");
   EXPECT_TRUE(h.pool->has_executor());
@@ -196,7 +197,7 @@ TEST(Evaluator, KernelRaisingIsRuntimeErrorAndKeepsTheExecutor) {
 TEST(Evaluator, FailedArtifactCaptureKeepsOkAndSaysWhyThePtxIsMissing) {
   fake_harness h("artifacts_fail:broken,artifacts_ok:fine");
   auto& eval = h.make_evaluator();
-  eval.set_artifacts({.mode = "inline"});
+  eval.set_artifacts({.mode = artifact_mode::inline_text});
   const auto tasks = h.describe({"broken", "fine"});
 
   const auto broken = eval.evaluate(tasks[0], fake_harness::suite_candidate(tasks[0]));
@@ -230,7 +231,7 @@ TEST(Evaluator, TracerCompileErrorIsCompileErrorAtTrace) {
   const auto suite = eval.evaluate(task, fake_harness::suite_candidate(task));
   EXPECT_EQ(suite.status, task_status::compile_error) << message_of(suite);
   ASSERT_TRUE(suite.failure.has_value());
-  EXPECT_EQ(suite.failure->phase, "trace");
+  EXPECT_EQ(suite.failure->phase, failure_phase::trace);
   EXPECT_TRUE(contains(suite.failure->message, "fake trace failure")) << suite.failure->message;
   EXPECT_EQ(suite.failure->traceback, "Traceback (fake tracer)");
   EXPECT_TRUE(contains(suite.stderr_tail, "does not trace")) << suite.stderr_tail;
@@ -239,7 +240,7 @@ TEST(Evaluator, TracerCompileErrorIsCompileErrorAtTrace) {
 
   // A user candidate's tracer (one per candidate, thrown away) fails the same way.
   candidate_spec user;
-  user.kind = "user";
+  user.kind = candidate_kind::user;
   user.file = "candidate.py";
   user.sha256 = std::string(64, 'a');
   user.source = "# task: fake\ndef kernel(x, y):\n    return x\n";
@@ -248,7 +249,7 @@ TEST(Evaluator, TracerCompileErrorIsCompileErrorAtTrace) {
   const auto r = eval.evaluate(task, user);
   EXPECT_EQ(r.status, task_status::compile_error) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "trace");
+  EXPECT_EQ(r.failure->phase, failure_phase::trace);
   const auto traces = h.requests("tracer", "trace");
   ASSERT_EQ(traces.size(), 2u);
   EXPECT_EQ(traces[1].at("req").at("candidate").at("source"), user.source);
@@ -263,7 +264,7 @@ TEST(Evaluator, ForeignCustomCallIsRefusedBeforeCompiling) {
   const auto r = eval.evaluate(task, fake_harness::suite_candidate(task));
   EXPECT_EQ(r.status, task_status::compile_error) << message_of(r);
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_EQ(r.failure->phase, "analysis");
+  EXPECT_EQ(r.failure->phase, failure_phase::analysis);
   EXPECT_TRUE(contains(r.failure->message, "xla_python_cpu_callback")) << r.failure->message;
   EXPECT_TRUE(h.requests("executor", "compile").empty());
   EXPECT_TRUE(h.requests("executor", "run").empty());
@@ -278,7 +279,7 @@ TEST(Evaluator, ExecutorCrashIsCrashedAndTheNextEvaluationGetsAFreshExecutor) {
   const auto crashed = eval.evaluate(tasks[0], fake_harness::suite_candidate(tasks[0]));
   EXPECT_EQ(crashed.status, task_status::crashed) << message_of(crashed);
   ASSERT_TRUE(crashed.failure.has_value());
-  EXPECT_EQ(crashed.failure->phase, "run");
+  EXPECT_EQ(crashed.failure->phase, failure_phase::run);
   EXPECT_TRUE(contains(crashed.failure->message, "SIGSEGV")) << crashed.failure->message;
   EXPECT_TRUE(contains(crashed.stderr_tail, "segfault in the kernel")) << crashed.stderr_tail;
   EXPECT_FALSE(h.pool->has_executor());
@@ -320,12 +321,12 @@ TEST(Evaluator, TimingLoopFoldsBatchesAndRechecksTheTimedOutput) {
   const auto record = to_record(r);
   EXPECT_EQ(record.at("timing").at("reference_median_us"), 200.0);
 
-  // The first batch of each side warms up and asks min_samples; the timing inputs are of their
+  // The first batch of each side warms up and asks min_samples samples; the timing inputs are of their
   // own seed, never a checked one.
   const auto times = h.requests("executor", "time", "fake");
   ASSERT_FALSE(times.empty());
   EXPECT_EQ(times[0].at("req").at("warmup"), 3);
-  EXPECT_EQ(times[0].at("req").at("max_samples"), 5);
+  EXPECT_EQ(times[0].at("req").at("samples"), 5);
   for (std::size_t i = 1; i < times.size(); ++i) EXPECT_EQ(times[i].at("req").at("warmup"), 0);
   const auto reference_times = h.requests("reference", "time_reference", "fake");
   ASSERT_FALSE(reference_times.empty());
@@ -342,7 +343,7 @@ TEST(Evaluator, TimingLoopFoldsBatchesAndRechecksTheTimedOutput) {
   const auto liar = eval.evaluate(tasks[1], fake_harness::suite_candidate(tasks[1]));
   EXPECT_EQ(liar.status, task_status::incorrect) << message_of(liar);
   ASSERT_TRUE(liar.failure.has_value());
-  EXPECT_EQ(liar.failure->phase, "time");
+  EXPECT_EQ(liar.failure->phase, failure_phase::time);
   EXPECT_TRUE(contains(liar.failure->message, "differs under timing")) << liar.failure->message;
 }
 

@@ -44,18 +44,19 @@ TEST(Runner, WritesEachRecordBeforeTheNextTaskStarts) {
   auto& eval = h.make_evaluator();
   const auto tasks = h.describe({"a", "b", "c"});
   std::ostringstream progress;
+  progress_printer lines(progress, false);
   run_outcome outcome;
   {
     record_writer writer(path);
-    runner run(eval, &writer, {}, progress);
+    runner run(eval, &writer, {}, lines);
     outcome = run.run(tasks, fake_harness::suite_candidate, fake_harness::config());
   }
   EXPECT_FALSE(outcome.interrupted);
   EXPECT_EQ(outcome.recorded, 0u);
   ASSERT_EQ(outcome.rows.size(), 3u);
-  EXPECT_EQ(outcome.rows[0].status, "ok");
-  EXPECT_EQ(outcome.rows[1].status, "incorrect");  // a failed task is recorded like any other
-  EXPECT_EQ(outcome.rows[2].status, "ok");
+  EXPECT_EQ(outcome.rows[0].status, task_status::ok);
+  EXPECT_EQ(outcome.rows[1].status, task_status::incorrect);  // a failed task is recorded like any other
+  EXPECT_EQ(outcome.rows[2].status, task_status::ok);
 
   const auto on_disk = read_json_lines(path);
   EXPECT_EQ(names_of(on_disk), (std::vector<std::string>{"a", "b", "c"}));
@@ -79,9 +80,10 @@ TEST(Runner, ResumeSkipsTasksRecordedByConfigHash) {
   auto& eval = h.make_evaluator();
   const auto tasks = h.describe({"a", "b", "c"});
   std::ostringstream progress;
+  progress_printer lines(progress, false);
   {
     record_writer writer(path);
-    runner first(eval, &writer, {}, progress);
+    runner first(eval, &writer, {}, lines);
     const auto outcome = first.run({tasks[0], tasks[1]}, fake_harness::suite_candidate, fake_harness::config());
     ASSERT_EQ(outcome.records.size(), 2u);
   }
@@ -92,7 +94,7 @@ TEST(Runner, ResumeSkipsTasksRecordedByConfigHash) {
   run_outcome outcome;
   {
     record_writer writer(path);
-    runner resumed(eval, &writer, recorded_by_config_hash(path), progress);
+    runner resumed(eval, &writer, recorded_by_config_hash(path), lines);
     outcome = resumed.run(tasks, fake_harness::suite_candidate, fake_harness::config());
   }
   EXPECT_FALSE(outcome.interrupted);
@@ -113,7 +115,7 @@ TEST(Runner, ResumeSkipsTasksRecordedByConfigHash) {
 
   // Another configuration (here: another candidate hash) is another key: a is evaluated again.
   h.clear_log();
-  runner other(eval, nullptr, recorded_by_config_hash(path), progress);
+  runner other(eval, nullptr, recorded_by_config_hash(path), lines);
   const auto changed = other.run(
       {tasks[0]},
       [](const task_info& t) {
@@ -141,11 +143,12 @@ TEST(Runner, InterruptStopsAndTheTaskInFlightGetsNoRecord) {
   auto& eval = h.make_evaluator();
   const auto tasks = h.describe({"a", "b", "c"});
   std::ostringstream progress;
+  progress_printer lines(progress, false);
   run_outcome outcome;
   const auto t0 = std::chrono::steady_clock::now();
   {
     record_writer writer(path);
-    runner run(eval, &writer, {}, progress);
+    runner run(eval, &writer, {}, lines);
     outcome = run.run(tasks, fake_harness::suite_candidate, fake_harness::config());
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));  // not the run's 10 s timeout
