@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 def main() -> int:
     import jax
 
-    from pallasbench import device_timer, registry
+    from pallasbench import device_timer
+    from pallasbench.task import registry
 
     task, size, file_a, file_b = sys.argv[1:5]
     batches = int(sys.argv[5]) if len(sys.argv) > 5 else 20

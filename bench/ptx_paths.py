@@ -21,7 +21,8 @@ import jax  # noqa: E402
 from jax._src.lib import triton  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
-from pallasbench import compiler_artifacts, registry  # noqa: E402
+from pallasbench import compiler_artifacts  # noqa: E402
+from pallasbench.task import registry  # noqa: E402
 
 
 def entry_text(ptx: str, name: str) -> str:

@@ -217,7 +217,8 @@ def evaluate_candidate(task: str, candidate: Path, size: str = "small", seed: in
     import jax
     import numpy as np
 
-    from pallasbench import interpret, registry
+    from pallasbench import interpret
+    from pallasbench.task import registry
     from pallasbench.reference import Reference
 
     if interpret.on_cpu():

@@ -57,7 +57,7 @@ def encode_reply(reply: dict) -> str:
 
 
 def handle(handler, line: str) -> dict:
-    from pallasbench import registry
+    from pallasbench.task import registry
 
     try:
         req = json.loads(line)

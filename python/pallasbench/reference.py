@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pallasbench import ceilings, interpret, protocol, registry, sampling, stress
-from pallasbench import tasklib as tl
+from pallasbench import ceilings, interpret, protocol, sampling
+from pallasbench import task as tl
 from pallasbench.protocol import CommandError
+from pallasbench.task import registry, stress
 
 
 def environment() -> dict:
@@ -85,30 +86,56 @@ def _git_sha(root: Path) -> str | None:
         return None
 
 
-def kernel_modules_used(source: str) -> list[str]:
-    """The shared kernel modules (pallasbench.kernels.*) a source imports, read from its syntax
-    tree: nothing of it runs here."""
+def _kernels_dir() -> Path:
+    """The folder of the pallasbench.kernels package, found from the package itself."""
+    import pallasbench.kernels
+
+    return Path(pallasbench.kernels.__file__).parent
+
+
+def _kernel_imports(source: str, inside_kernels: bool = False) -> set[str]:
+    """The pallasbench.kernels.* modules one source imports, read from its syntax tree
+    (inside_kernels: the source is one of them, so its relative imports name them too)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
+        return set()
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if inside_kernels and node.level == 1:
+                names |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "pallasbench.kernels":
                 names |= {a.name for a in node.names}
             elif node.module.startswith("pallasbench.kernels."):
                 names.add(node.module.split(".")[2])
         elif isinstance(node, ast.Import):
             names |= {a.name.split(".")[2] for a in node.names if a.name.startswith("pallasbench.kernels.")}
-    kernels = Path(__file__).parent / "kernels"
-    return sorted(n for n in names if (kernels / f"{n}.py").is_file())
+    return names
+
+
+def kernel_modules_used(source: str) -> list[str]:
+    """The shared kernel modules (pallasbench.kernels.*) a source runs: those it imports and,
+    transitively, those they import; sorted by name, each once. Read from syntax trees:
+    nothing of it runs here."""
+    kernels = _kernels_dir()
+    found: set[str] = set()
+    pending = _kernel_imports(source)
+    while pending:
+        name = pending.pop()
+        path = kernels / f"{name}.py"
+        if name in found or not path.is_file():
+            continue
+        found.add(name)
+        pending |= _kernel_imports(path.read_text(), inside_kernels=True)
+    return sorted(found)
 
 
 def bundled_source(source: str) -> str:
-    """The kernel file followed by the shared kernel modules it imports, so a record's
-    triton_code holds every line of the kernel."""
-    kernels = Path(__file__).parent / "kernels"
+    """The kernel file followed by every shared kernel module it runs (kernel_modules_used), so
+    a record's triton_code holds every line of the kernel."""
+    kernels = _kernels_dir()
     parts = [source]
     for name in kernel_modules_used(source):
         parts.append(f"\n# ---- pallasbench.kernels.{name} ----\n" + (kernels / f"{name}.py").read_text())

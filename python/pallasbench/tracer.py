@@ -25,8 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench import interpret, jaxpr_info, protocol, registry
+from pallasbench import interpret, jaxpr_info, protocol
 from pallasbench.protocol import CommandError
+from pallasbench.task import registry
 
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU): export refuses them unless told.
 PALLAS_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi", "mosaic_gpu_v2")

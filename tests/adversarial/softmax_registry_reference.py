@@ -10,7 +10,7 @@ import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import registry
+from pallasbench.task import registry
 
 _TASK = registry.load("softmax")
 

@@ -6,7 +6,8 @@ import pytest
 
 import jax
 
-from pallasbench import compiler_artifacts, device_timer, interpret, registry
+from pallasbench import compiler_artifacts, device_timer, interpret
+from pallasbench.task import registry
 
 
 def test_missing_timer_library_is_a_clear_error(monkeypatch, tmp_path):
