@@ -9,7 +9,7 @@ the kernel (pad_to_multiple).
 Two vocabularies, by how a kernel locates its block:
 - by element offsets (row0, col0) into a rows x cols array: edge_mask, load_tile, store_tile,
   load_rows, store_rows;
-- by grid position along one axis: block_inside, mask_2d, load, store.
+- by grid position along one axis: block_inside, load, store.
 """
 
 import jax.numpy as jnp
@@ -73,17 +73,6 @@ def block_inside(axis: int, block: int, extent: int):
     if extent % block == 0:
         return None
     return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
-
-
-def mask_2d(rows, cols):
-    """The 2-D mask of a row mask and a column mask (either may be None: all inside)."""
-    if rows is None and cols is None:
-        return None
-    if rows is None:
-        return cols[None, :]
-    if cols is None:
-        return rows[:, None]
-    return rows[:, None] & cols[None, :]
 
 
 def load(ref, mask, fill):
