@@ -23,7 +23,8 @@ SHAPES = tl.sizes(medium={"ids": (512,)}, small={"ids": (128,)}, large={"ids": (
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC)
+STRESS = tl.stress_cases("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT,
+                         offset=tl.NO_ROW_STATISTIC)
 
 NUM_CLASSES = 1024
 BLOCK_BYTES = 16 * 1024  # 4K outputs a program: 128 programs at MEDIUM

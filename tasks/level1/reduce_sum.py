@@ -2,8 +2,8 @@
 
 Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
 row padded to a power of two) and reduces each row with in-register tree sums of an exact
-head/tail split (tl.split_for_sum: the sum carries little more than its final rounding); rows
-wider than 8K elements are summed tile by tile in a fori_loop.
+head/tail split (reductions.split_for_sum: the sum carries little more than its final
+rounding); rows wider than 8K elements are summed tile by tile in a fori_loop (reduce_rows).
 Ragged edges are masked to 0 before summing. No dot, no TF32.
 """
 
