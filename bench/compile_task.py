@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import jax  # noqa: E402
 
-from pallasbench import registry  # noqa: E402
+from pallasbench.task import registry  # noqa: E402
 
 name, size = sys.argv[1], sys.argv[2]
 module = registry.load(name)

@@ -18,20 +18,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 import jax  # noqa: E402
 
-from pallasbench import registry  # noqa: E402
+from pallasbench.task import registry  # noqa: E402
 
 
 
 def empty_kernel(x):
     from jax.experimental import pallas as pl
 
-    from pallasbench import tasklib
+    from pallasbench import task as tl
 
     def body(x_ref, o_ref):
         o_ref[...] = x_ref[...]
 
     return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          compiler_params=tasklib.triton_params(num_warps=1, num_stages=1))(x)
+                          compiler_params=tl.triton_params(num_warps=1, num_stages=1))(x)
 
 
 mode, name, size = sys.argv[1], sys.argv[2], sys.argv[3]

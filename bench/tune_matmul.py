@@ -71,7 +71,9 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
     from jax import lax
     from jax.experimental import pallas as pl
 
-    from pallasbench import tasklib as tl
+    from pallasbench import task as tl
+
+    from pallasbench.kernels import masked
     from pallasbench.kernels import tiled_matmul as mm
 
     tile, tile_ids = tl.dividing_tile, mm.tile_ids  # the same code the old design had inline
@@ -86,8 +88,8 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
         else:
             bm //= 2
     big = bm * bn * n_acc >= 128 * 128
-    xp = tl.pad_to_multiple(tl.pad_to_multiple(x, 0, bm), 1, bk)
-    wps = [tl.pad_to_multiple(tl.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
+    xp = masked.pad_to_multiple(masked.pad_to_multiple(x, 0, bm), 1, bk)
+    wps = [masked.pad_to_multiple(masked.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
     (mp, kp), np_ = xp.shape, wps[0].shape[1]
     grid = (mp // bm, np_ // bn)
     prologue = prologue or (lambda t: t)
@@ -114,7 +116,7 @@ def legacy_fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, name=
     in_specs, operands = [any_spec] * (1 + n_acc), [xp, *wps]
     if bias is not None:
         in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid)[1])))
-        operands.append(tl.pad_to_multiple(bias.reshape(1, n), 1, bn))
+        operands.append(masked.pad_to_multiple(bias.reshape(1, n), 1, bn))
     out = pl.pallas_call(
         body, out_shape=jax.ShapeDtypeStruct((mp, np_), x.dtype), grid=(grid[0] * grid[1],),
         in_specs=in_specs, out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid)),
@@ -223,7 +225,7 @@ def main(argv=None) -> int:
     import jax
     import numpy as np
 
-    from pallasbench import registry
+    from pallasbench.task import registry
 
     start = time.perf_counter()
     tasks = [t for t in args.tasks.split(",") if t]

@@ -214,7 +214,7 @@ def evaluate_candidate(task: str, candidate: Path, size: str = "small", seed: in
     import jax
     import numpy as np
 
-    from pallasbench import registry
+    from pallasbench.task import registry
     from pallasbench.worker import interpret
     from pallasbench.worker.reference import Reference
 

@@ -1170,7 +1170,8 @@ namespace {
 
 const std::regex& harness_import_pattern() {
   static const std::regex pattern(
-      R"((^|\n)\s*(from|import)\s+(tasks(\.|\s)|pallasbench\.(registry|worker|interpret|tracer|executor|reference)|pallasbench\s+import\s+(registry|worker|interpret|tracer|executor|reference)))"
+      R"((^|\n)\s*(from|import)\s+(tasks(\.|\s)|pallasbench\.(registry|worker|interpret|tracer|executor|reference)|pallasbench\s+import\s+(registry|worker|interpret|tracer|executor|reference)|)"
+      R"(pallasbench\.task(\.registry\b|[ \t]+import[ \t(]+([\w \t,]*[ \t,])?registry\b)))"
       R"(|spec_from_file_location\([^)]*tasks/level|block_until_ready\s*=)");
   return pattern;
 }

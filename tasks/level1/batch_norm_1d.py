@@ -22,7 +22,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "batch_norm_1d"
 LEVEL = 1
@@ -33,8 +33,8 @@ TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
 # Stress: the statistics run over axis 0, so the offset is one constant per column.
-STRESS = tl.stress("tiny", "large", "offset", offset_input="x", offset_axis=0,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x", offset_axis=0,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Elements one program loads at once: the shared block budget (8K float32, 8 warps).

@@ -13,7 +13,9 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 NAME = "batched_matmul"
 LEVEL = 1
@@ -25,8 +27,8 @@ SHAPES = tl.sizes(medium={"a": (8, 256, 256), "b": (8, 256, 256)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 NUM_SMS = 132  # H200: a grid smaller than this leaves SMs idle
 MIN_TILE = 32  # jnp.dot needs >= 16 per dim; 32 keeps the MMAs fed
@@ -70,8 +72,8 @@ def kernel(a, b):
         else:
             bm //= 2
     big = bm * bn >= 128 * 128
-    ap = tl.pad_to_multiple(tl.pad_to_multiple(a, 1, bm), 2, bk)
-    bp = tl.pad_to_multiple(tl.pad_to_multiple(b, 1, bk), 2, bn)
+    ap = masked.pad_to_multiple(masked.pad_to_multiple(a, 1, bm), 2, bk)
+    bp = masked.pad_to_multiple(masked.pad_to_multiple(b, 1, bk), 2, bn)
     (_, mp, kp), np_ = ap.shape, bp.shape[2]
     any_spec = pl.BlockSpec(memory_space=pl.ANY)  # tiles are loaded by the K loop itself
     out = pl.pallas_call(

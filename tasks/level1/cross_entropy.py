@@ -6,14 +6,12 @@ compare-and-select against a column iota: no gather) in registers, and writes on
 Ragged edge blocks (a row count or width the block does not tile) load and store through masks.
 """
 
-import functools
-
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import reductions
 
 NAME = "cross_entropy"
 LEVEL = 1
@@ -26,8 +24,8 @@ SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024,)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "offset", "degenerate", offset_input="logits",
-                   distinct=tl.NO_DISTINCT)
+STRESS = tl.stress_cases("tiny", "large", "offset", "degenerate", offset_input="logits",
+                         distinct=tl.NO_DISTINCT)
 
 BLOCK_BYTES = 16 * 1024  # 4K f32 a block: 32 a thread at 4 warps, 128+ programs at MEDIUM
 
@@ -42,31 +40,19 @@ def reference(logits, labels):
     return -jnp.take_along_axis(logp, labels[:, None], axis=-1)[:, 0]
 
 
-def _body(x_ref, label_ref, o_ref, *, rows, cols):
-    row0 = pl.program_id(0) * x_ref.shape[0]
-    # Masked columns read -inf: exp(-inf) = 0 adds nothing to the sum.
-    x = tl.load_tile(x_ref, row0, rows, 0, cols, x_ref.shape[1], other=-jnp.inf)
-    labels = tl.load_rows(label_ref, row0, rows, other=0)
+def _cross_entropy_rows(x, labels):
     z = x - jnp.max(x, axis=1, keepdims=True)
     lse = jnp.log(jnp.sum(jnp.exp(z), axis=1))
     # The label's logit: exactly one column matches, so the masked sum is exact.
     col = lax.broadcasted_iota(jnp.int32, x.shape, 1)
     z_label = jnp.sum(jnp.where(col == labels[:, None], z, 0.0), axis=1)
-    tl.store_rows(o_ref, lse - z_label, row0, rows)
+    return lse - z_label
 
 
 def kernel(logits, labels):
-    rows, cols = logits.shape
-    br, bc = tl.row_block(rows, cols, 4, BLOCK_BYTES)
-    row_spec = pl.BlockSpec((br,), lambda i: (i,))
-    return pl.pallas_call(
-        functools.partial(_body, rows=rows, cols=cols),
-        out_shape=jax.ShapeDtypeStruct((rows,), logits.dtype),
-        grid=(tl.cdiv(rows, br),),
-        in_specs=[pl.BlockSpec((br, bc), lambda i: (i, 0)), row_spec],
-        out_specs=row_spec,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
-    )(logits, labels)
+    # Masked columns read -inf: exp(-inf) = 0 adds nothing to the sum.
+    return reductions.row_values(_cross_entropy_rows, logits, labels, others=(-jnp.inf, 0),
+                                 block_bytes=BLOCK_BYTES, num_warps=4, name=NAME)
 
 
 def flops(shapes):

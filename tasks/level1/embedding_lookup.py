@@ -10,12 +10,11 @@ import functools
 
 import jax
 import jax.numpy as jnp
-from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import masked
+from pallasbench.task import stress
 
 NAME = "embedding_lookup"
 LEVEL = 1
@@ -27,7 +26,7 @@ SHAPES = tl.sizes(medium={"table": (32000, 768), "ids": (512,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
+STRESS = tl.stress_cases("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
 
 BLOCK_ELEMS = 2048  # 8 KiB of output a program: 192+ programs at MEDIUM, 16 a thread
 MAX_COLS = 1024
@@ -49,35 +48,14 @@ def reference(table, ids):
     return table[ids]
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _inside(axis, block, extent):
-    """Which of this program's `block` positions along grid axis `axis` fall inside `extent`;
-    None when the grid tiles it exactly. Triton does not clip edge blocks: mask them."""
-    if extent % block == 0:
-        return None
-    return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
-
-
 def _body(ids_ref, table_ref, o_ref, *, n, vocab):
     bi, bc = o_ref.shape
-    rows = _inside(0, bi, n)
+    rows = masked.block_inside(0, bi, n)
     # Ids are in range by the task's domain; the clamp only keeps a bad id inside the table
     # (jnp's gather clamps too).
-    ids = jnp.clip(_load(ids_ref, rows, 0), 0, vocab - 1)
+    ids = jnp.clip(masked.load(ids_ref, rows, 0), 0, vocab - 1)
     cols = pl.ds(pl.multiple_of(pl.program_id(1) * bc, bc), bc)
-    _store(o_ref, table_ref[ids, cols], None if rows is None else rows[:, None])
+    masked.store(o_ref, table_ref[ids, cols], None if rows is None else rows[:, None])
 
 
 def kernel(table, ids):

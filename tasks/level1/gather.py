@@ -3,7 +3,8 @@
 x stays a raw pl.ANY ref; idx and the output stream in row-major (rows, cols) blocks
 (tl.block_2d, 4K elements, 4 warps). Each program loads its idx block and issues one indexed
 load x[row, idx] with both coordinates as (rows, cols) arrays; Triton turns it into a
-per-element pointer gather. Ragged edge blocks are masked. Pure data movement.
+per-element pointer gather. Blocks divide the arrays (the block rule refuses ragged ones).
+Pure data movement.
 """
 
 import functools
@@ -13,10 +14,8 @@ import numpy as np
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "gather"
 LEVEL = 1
@@ -26,7 +25,7 @@ SHAPES = tl.sizes(medium={"x": (4096, 1024), "idx": (4096, 128)})
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
+STRESS = tl.stress_cases("tiny", "large", "degenerate", "distinct", offset=tl.NO_ROW_STATISTIC)
 
 BLOCK_BYTES = 16 * 1024  # 4K gathered elements a program: 32 a thread at 4 warps
 
@@ -48,47 +47,14 @@ def reference(x, idx):
     return jnp.take_along_axis(x, idx, axis=1)
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _inside(axis, block, extent):
-    """Which of this program's `block` positions along grid axis `axis` fall inside `extent`;
-    None when the grid tiles it exactly. Triton does not clip edge blocks: mask them."""
-    if extent % block == 0:
-        return None
-    return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
-
-
-def _both(rows, cols):
-    """The 2-D mask of a row mask and a column mask (either may be None: all inside)."""
-    if rows is None and cols is None:
-        return None
-    if rows is None:
-        return cols[None, :]
-    if cols is None:
-        return rows[:, None]
-    return rows[:, None] & cols[None, :]
-
-
-def _body(x_ref, idx_ref, o_ref, *, rows, cols, width):
+def _body(x_ref, idx_ref, o_ref, *, rows, cols):
     br, bj = o_ref.shape
-    mask = _both(_inside(0, br, rows), _inside(1, bj, width))
     row = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bj), 0)
-    # Indices are in range by the task's domain; the clamps only keep the rows of a ragged edge
-    # block (and any bad index) inside x. Masked-out elements are never stored.
+    # Indices are in range by the task's domain, and blocks divide the arrays (tl.block_2d): the
+    # clamps only keep a bad index inside x.
     row = jnp.minimum(row, rows - 1)
-    col = jnp.clip(_load(idx_ref, mask, 0), 0, cols - 1)
-    _store(o_ref, x_ref[row, col], mask)
+    col = jnp.clip(idx_ref[...], 0, cols - 1)
+    o_ref[...] = x_ref[row, col]
 
 
 def kernel(x, idx):
@@ -96,7 +62,7 @@ def kernel(x, idx):
     br, bj = tl.block_2d(idx.shape, 4, BLOCK_BYTES)
     spec = pl.BlockSpec((br, bj), lambda i, j: (i, j))
     return pl.pallas_call(
-        functools.partial(_body, rows=rows, cols=cols, width=idx.shape[1]),
+        functools.partial(_body, rows=rows, cols=cols),
         out_shape=jax.ShapeDtypeStruct(idx.shape, x.dtype),
         grid=(tl.cdiv(idx.shape[0], br), tl.cdiv(idx.shape[1], bj)),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY), spec],

@@ -12,14 +12,11 @@ within a factor of two of p, Sterbenz), and written as (x - p - mean(s)) * rstd.
 would carry ~1e-4 into every output.
 """
 
-import functools
-
-import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import rowwise
 
 NAME = "layernorm"
 LEVEL = 1
@@ -30,12 +27,10 @@ SHAPES = tl.sizes(medium={"x": (2048, 1024)}, small={"x": (256, 256)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "offset", offset_input="x",
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
-# Widest row tile one program holds in registers: the shared block budget (8K float32).
-TILE = tl.DEFAULT_BLOCK_BYTES // 4
 
 
 def make_inputs(rng, shapes):
@@ -57,39 +52,34 @@ def _centred(x, mean, col0, cols):
     return jnp.where(c < cols, d, 0.0)
 
 
-def _pivot(x_ref, row0, rows, cols):
+def _pivot(block):
     """(br, 1): each row's first element, the shift of its sums (rows past the array read 0)."""
-    return tl.load_tile(x_ref, row0, rows, 0, cols, 1, other=0.0)
+    return block.load(0, 1)
 
 
-def _layernorm_rows(x_ref, o_ref, *, rows, cols):
-    """Whole rows in registers: one read, one write."""
-    br, bc = x_ref.shape
-    row0 = pl.program_id(0) * br
-    x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)
-    s = _centred(x, _pivot(x_ref, row0, rows, cols), 0, cols)  # padding lanes: 0, not -p
+def _layernorm_whole(x, block):
+    cols = block.cols
+    s = _centred(x, _pivot(block), 0, cols)  # padding lanes: 0, not -p
     mean = jnp.sum(s, axis=1, keepdims=True) / cols
     d = _centred(s, mean, 0, cols)
     var = jnp.sum(d * d, axis=1, keepdims=True) / cols
-    tl.store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
+    return d * lax.rsqrt(var + EPS)
 
 
-def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
-    """Rows wider than a tile: per-tile (mean, M2) merged across tiles, then a write pass.
+def _layernorm_tiled(block):
+    """Per-tile (mean, M2) merged across tiles, then a write pass.
 
     Every tile is shifted by the same pivot, loaded once, so the merged mean is mean(x - p).
     """
-    br = x_ref.shape[0]
-    row0 = pl.program_id(0) * br
-    p = _pivot(x_ref, row0, rows, cols)
+    cols = block.cols
+    p = _pivot(block)
 
-    def stats(t, carry):
+    def stats(x, col0, carry):
         n_a, mean_a, m2_a = carry
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
-        n_b = jnp.minimum(width, cols - t * width).astype(jnp.float32)  # >= 1 by construction
-        s = _centred(x, p, t * width, cols)  # padding lanes: 0, not -p
+        n_b = jnp.minimum(x.shape[1], cols - col0).astype(jnp.float32)  # >= 1 by construction
+        s = _centred(x, p, col0, cols)  # padding lanes: 0, not -p
         mean_b = jnp.sum(s, axis=1, keepdims=True) / n_b
-        d = _centred(s, mean_b, t * width, cols)
+        d = _centred(s, mean_b, col0, cols)
         m2_b = jnp.sum(d * d, axis=1, keepdims=True)
         # Chan et al.: merging centred moments keeps the variance free of cancellation.
         n = n_a + n_b
@@ -97,38 +87,15 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
         delta = mean_b - mean_a
         return n, mean_a + delta * w, m2_a + m2_b + delta * delta * (n_a * w)
 
-    zeros = jnp.zeros((br, 1), jnp.float32)
-    _, mean, m2 = lax.fori_loop(0, tiles, stats, (jnp.float32(0.0), zeros, zeros))
+    zeros = jnp.zeros((block.br, 1), jnp.float32)
+    _, mean, m2 = block.fold(stats, (jnp.float32(0.0), zeros, zeros))
     rstd = lax.rsqrt(m2 / cols + EPS)
-
-    def write(t, carry):
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
-        tl.store_tile(o_ref, (x - p - mean) * rstd, row0, rows, t * width, cols)
-        return carry
-
-    lax.fori_loop(0, tiles, write, 0)
+    block.write(lambda x: (x - p - mean) * rstd)
 
 
 def kernel(x):
-    rows, cols = x.shape
-    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
-    width = min(bc, TILE)
-    if width == bc:
-        body = functools.partial(_layernorm_rows, rows=rows, cols=cols)
-    else:
-        body = functools.partial(_layernorm_tiled, rows=rows, cols=cols, width=width,
-                                 tiles=tl.cdiv(cols, width))
-    spec = pl.BlockSpec((br, bc), lambda i: (i, 0))
-    return pl.pallas_call(
-        body,
-        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-        grid=(tl.cdiv(rows, br),),
-        in_specs=[spec],
-        out_specs=spec,
-        # 8 warps for an 8K-element tile: 32 values (8 vector loads) in flight per thread.
-        compiler_params=tl.triton_params(num_warps=8 if br * width >= TILE else 4,
-                                         num_stages=1),
-    )(x)
+    # Masked lanes read 0; _centred keeps them at 0 after each shift.
+    return rowwise.map_rows(x, _layernorm_whole, _layernorm_tiled, other=0.0, name=NAME)
 
 
 def flops(shapes):

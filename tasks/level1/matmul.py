@@ -10,7 +10,7 @@ K-major only; a row-major b tile is re-laid out every K step: this task's first 
 
 import jax.numpy as jnp
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "matmul"
@@ -23,8 +23,8 @@ SHAPES = tl.sizes(medium={"a": (1024, 1024), "b": (1024, 1024)},
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

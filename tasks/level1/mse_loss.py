@@ -7,11 +7,10 @@ blocks (a row count or width the block does not tile) load and store through mas
 
 import functools
 
-import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import reductions
 
 NAME = "mse_loss"
 LEVEL = 1
@@ -21,8 +20,8 @@ SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", offset="not a loss over logits (TASKS.md offsets those only)",
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (TASKS.md offsets those only)",
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 BLOCK_BYTES = 32 * 1024  # per input: 8K f32, 32 a thread at 8 warps
 
@@ -35,25 +34,15 @@ def reference(pred, target):
     return jnp.mean((pred - target) ** 2, axis=-1)
 
 
-def _body(p_ref, t_ref, o_ref, *, rows, cols):
-    row0 = pl.program_id(0) * p_ref.shape[0]
-    p, t = (tl.load_tile(r, row0, rows, 0, cols, r.shape[1], other=0.0) for r in (p_ref, t_ref))
+def _mse_rows(p, t, *, cols):
     d = p - t
-    tl.store_rows(o_ref, jnp.sum(d * d, axis=1) / cols, row0, rows)
+    return jnp.sum(d * d, axis=1) / cols
 
 
 def kernel(pred, target):
-    rows, cols = pred.shape
-    br, bc = tl.row_block(rows, cols, 4, BLOCK_BYTES)
-    spec = pl.BlockSpec((br, bc), lambda i: (i, 0))
-    return pl.pallas_call(
-        functools.partial(_body, rows=rows, cols=cols),
-        out_shape=jax.ShapeDtypeStruct((rows,), pred.dtype),
-        grid=(tl.cdiv(rows, br),),
-        in_specs=[spec, spec],
-        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
-        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
-    )(pred, target)
+    # Masked lanes read 0 in both inputs: their difference adds nothing.
+    return reductions.row_values(functools.partial(_mse_rows, cols=pred.shape[1]), pred, target,
+                                 others=(0.0, 0.0), block_bytes=BLOCK_BYTES, num_warps=8, name=NAME)
 
 
 def flops(shapes):

@@ -11,9 +11,9 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import masked
 
 NAME = "nucleotide_onehot"
 LEVEL = 1
@@ -23,8 +23,8 @@ SHAPES = tl.sizes(medium={"seq": (4096,)}, small={"seq": (1024,)}, large={"seq":
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                   distinct="four bases: all-distinct is impossible")
+STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
+                         distinct="four bases: all-distinct is impossible")
 # Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
 INTEGER_OPS = True
 
@@ -40,33 +40,12 @@ def reference(seq):
     return jax.nn.one_hot(seq, CHANNELS, dtype=jnp.float32)
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _inside(axis, block, extent):
-    """Which of this program's `block` positions along grid axis `axis` fall inside `extent`;
-    None when the grid tiles it exactly. Triton does not clip edge blocks: mask them."""
-    if extent % block == 0:
-        return None
-    return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
-
-
 def _body(seq_ref, o_ref, *, n):
-    rows = _inside(0, o_ref.shape[0], n)
-    base = _load(seq_ref, rows, 0).astype(jnp.int32)
+    rows = masked.block_inside(0, o_ref.shape[0], n)
+    base = masked.load(seq_ref, rows, 0).astype(jnp.int32)
     channel = lax.broadcasted_iota(jnp.int32, o_ref.shape, 1)
     mask = None if rows is None else rows[:, None]
-    _store(o_ref, (base[:, None] == channel).astype(o_ref.dtype), mask)
+    masked.store(o_ref, (base[:, None] == channel).astype(o_ref.dtype), mask)
 
 
 def kernel(seq):

@@ -2,19 +2,17 @@
 
 Write-bound: a 2-D grid of row-major output blocks covering whole rows (tl.block_2d, 4K elements,
 4 warps); each block is built in registers by comparing its ids against a column iota, so the
-only memory traffic is the ids read and the output write. Ragged edge blocks are masked.
+only memory traffic is the ids read and the output write. Blocks divide the output (the block
+rule refuses ragged ones).
 """
-
-import functools
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.task import stress
 
 NAME = "one_hot"
 LEVEL = 1
@@ -25,7 +23,8 @@ SHAPES = tl.sizes(medium={"ids": (512,)}, small={"ids": (128,)}, large={"ids": (
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC)
+STRESS = tl.stress_cases("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT,
+                         offset=tl.NO_ROW_STATISTIC)
 
 NUM_CLASSES = 1024
 BLOCK_BYTES = 16 * 1024  # 4K outputs a program: 128 programs at MEDIUM
@@ -45,52 +44,17 @@ def reference(ids):
     return jax.nn.one_hot(ids, NUM_CLASSES, dtype=jnp.float32)
 
 
-def _load(ref, mask, fill):
-    """The block; `fill` where mask is False (past the array's edge), memory left untouched."""
-    return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=fill)
-
-
-def _store(ref, value, mask):
-    """Writes the block except where mask is False (past the array's edge)."""
-    if mask is None:
-        ref[...] = value
-    else:
-        pltriton.store(ref, value, mask=mask)
-
-
-def _inside(axis, block, extent):
-    """Which of this program's `block` positions along grid axis `axis` fall inside `extent`;
-    None when the grid tiles it exactly. Triton does not clip edge blocks: mask them."""
-    if extent % block == 0:
-        return None
-    return pl.program_id(axis) * block + lax.broadcasted_iota(jnp.int32, (block,), 0) < extent
-
-
-def _both(rows, cols):
-    """The 2-D mask of a row mask and a column mask (either may be None: all inside)."""
-    if rows is None and cols is None:
-        return None
-    if rows is None:
-        return cols[None, :]
-    if cols is None:
-        return rows[:, None]
-    return rows[:, None] & cols[None, :]
-
-
-def _body(ids_ref, o_ref, *, n):
+def _body(ids_ref, o_ref):
     br, bc = o_ref.shape
-    rows = _inside(0, br, n)
     cls = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
-    ids = _load(ids_ref, rows, -1)
-    mask = _both(rows, _inside(1, bc, NUM_CLASSES))
-    _store(o_ref, (ids[:, None] == cls).astype(o_ref.dtype), mask)
+    o_ref[...] = (ids_ref[...][:, None] == cls).astype(o_ref.dtype)
 
 
 def kernel(ids):
     n = ids.shape[0]
     br, bc = tl.block_2d((n, NUM_CLASSES), 4, BLOCK_BYTES)
     return pl.pallas_call(
-        functools.partial(_body, n=n),
+        _body,
         out_shape=jax.ShapeDtypeStruct((n, NUM_CLASSES), jnp.float32),
         grid=(tl.cdiv(n, br), tl.cdiv(NUM_CLASSES, bc)),
         in_specs=[pl.BlockSpec((br,), lambda i, j: (i,))],

@@ -2,19 +2,15 @@
 
 Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
 row padded to a power of two) and reduces each row with in-register tree sums of an exact
-head/tail split (tl.split_for_sum: the sum carries little more than its final rounding); rows
-wider than 8K elements are summed tile by tile in a fori_loop.
+head/tail split (reductions.split_for_sum: the sum carries little more than its final
+rounding); rows wider than 8K elements are summed tile by tile in a fori_loop (reduce_rows).
 Ragged edges are masked to 0 before summing. No dot, no TF32.
 """
 
-import functools
-
-import jax
 import jax.numpy as jnp
-from jax import lax
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import reductions
 
 NAME = "reduce_sum"
 LEVEL = 1
@@ -25,14 +21,11 @@ SHAPES = tl.sizes(medium={"x": (4096, 2048)}, small={"x": (512, 256)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 # Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
 # is of the order of the tolerance, so the harness checks against a float64 reference.
 REFERENCE_FLOAT64 = True
-
-# Widest row tile one program reduces at once: the shared block budget (8K float32).
-TILE = tl.DEFAULT_BLOCK_BYTES // 4
 
 
 def make_inputs(rng, shapes):
@@ -43,39 +36,24 @@ def reference(x):
     return jnp.sum(x, axis=-1)
 
 
-def _sum_body(x_ref, o_ref, *, rows, cols, width, tiles):
-    br = x_ref.shape[0]
-    row0 = pl.program_id(0) * br
+def _tile_sums(x):
+    head, tail = reductions.split_for_sum(x)
+    return jnp.sum(head, axis=1), jnp.sum(tail, axis=1)
 
-    def tile_sums(t):
-        head, tail = tl.split_for_sum(tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0))
-        return jnp.sum(head, axis=1), jnp.sum(tail, axis=1)
 
-    if tiles == 1:
-        head, tail = tile_sums(0)
-    else:
-        zeros = jnp.zeros((br,), jnp.float32)
-        head, tail = lax.fori_loop(
-            0, tiles, lambda t, acc: tuple(a + s for a, s in zip(acc, tile_sums(t))), (zeros, zeros))
-    tl.store_rows(o_ref, head + tail, row0, rows)
+def _add_sums(acc, sums):
+    return tuple(a + s for a, s in zip(acc, sums))
+
+
+def _zero_sums(br):
+    zeros = jnp.zeros((br,), jnp.float32)
+    return zeros, zeros
 
 
 def kernel(x):
-    rows, cols = x.shape
-    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
-    width = min(bc, TILE)
-    body = functools.partial(_sum_body, rows=rows, cols=cols, width=width,
-                             tiles=tl.cdiv(cols, width))
-    return pl.pallas_call(
-        body,
-        out_shape=jax.ShapeDtypeStruct((rows,), x.dtype),
-        grid=(tl.cdiv(rows, br),),
-        in_specs=[pl.BlockSpec((br, bc), lambda i: (i, 0))],
-        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
-        # 8 warps for an 8K-element tile: 32 values (8 vector loads) in flight per thread.
-        compiler_params=tl.triton_params(num_warps=8 if br * width >= TILE else 4,
-                                         num_stages=1),
-    )(x)
+    # Masked lanes read 0: they add nothing to either sum.
+    return reductions.reduce_rows(x, _tile_sums, _add_sums, _zero_sums, lambda sums: sums[0] + sums[1],
+                                  other=0.0, name=NAME)
 
 
 def flops(shapes):

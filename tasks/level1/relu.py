@@ -5,11 +5,10 @@ column extent covers whole rows (contiguous 16-byte loads); blocks divide the ar
 Triton lowering does not mask edge blocks).
 """
 
-import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import elementwise
 
 NAME = "relu"
 LEVEL = 1
@@ -20,8 +19,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096)}, small={"x": (512, 512)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):
@@ -37,17 +36,7 @@ def _relu_body(x_ref, o_ref):
 
 
 def kernel(x):
-    rows, cols = x.shape
-    br, bc = tl.block_2d(x.shape, x.dtype.itemsize)
-    spec = pl.BlockSpec((br, bc), lambda i, j: (i, j))
-    return pl.pallas_call(
-        _relu_body,
-        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-        grid=(tl.cdiv(rows, br), tl.cdiv(cols, bc)),
-        in_specs=[spec],
-        out_specs=spec,
-        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
-    )(x)
+    return elementwise.map_blocks(_relu_body, x)
 
 
 def flops(shapes):

@@ -14,7 +14,9 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 NAME = "scatter_add"
 LEVEL = 1
@@ -24,7 +26,7 @@ SHAPES = tl.sizes(medium={"updates": (8192, 256), "idx": (8192,)})
 TOLERANCE = tl.ATOMIC_SUM
 USES_TF32 = False
 ORDER_DEPENDENT = True
-STRESS = tl.stress("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC, distinct=tl.NO_DISTINCT)
+STRESS = tl.stress_cases("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC, distinct=tl.NO_DISTINCT)
 
 NUM_ROWS = 1024  # output rows, fixed at every size
 ROWS = 8  # update rows a program: 1024 programs at MEDIUM
@@ -53,8 +55,8 @@ def kernel(updates, idx):
     n, d = updates.shape
     bd = min(MAX_COLS, tl.next_pow2(d))
     # Ragged edges are padded (zero updates to row 0), since interpret mode rejects atomic masks.
-    upd = tl.pad_to_multiple(tl.pad_to_multiple(updates, 0, ROWS), 1, bd)
-    ids = tl.pad_to_multiple(idx, 0, ROWS)
+    upd = masked.pad_to_multiple(masked.pad_to_multiple(updates, 0, ROWS), 1, bd)
+    ids = masked.pad_to_multiple(idx, 0, ROWS)
     (np_, dp) = upd.shape
     zeros = jnp.zeros((NUM_ROWS, dp), updates.dtype)
     any_spec = pl.BlockSpec(memory_space=pl.ANY)

@@ -7,9 +7,9 @@ bias slice rides along as a 1-D block. Ragged shapes are zero-padded outside to 
 
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import elementwise
 
 NAME = "fused_bias_gelu_dropout"
 LEVEL = 2
@@ -19,8 +19,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,), "keep": (4096, 4096)}
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC,
-                   distinct="keep is a 0/1 mask: all-distinct is impossible")
+STRESS = tl.stress_cases("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC,
+                         distinct="keep is a 0/1 mask: all-distinct is impossible")
 
 KEEP_PROB = 0.9
 # add, gelu (x^3: 2, *0.044715, +x, *sqrt(2/pi), tanh, +1, *0.5, *x), *keep, /0.9
@@ -42,24 +42,7 @@ def _body(x_ref, b_ref, keep_ref, o_ref):
 
 
 def kernel(x, b, keep):
-    rows, cols = x.shape
-    br, bc = tl.block_2d(x.shape, x.dtype.itemsize, allow_ragged=True)  # padded below
-    prows, pcols = tl.cdiv(rows, br) * br, tl.cdiv(cols, bc) * bc
-    if (prows, pcols) != (rows, cols):  # whole blocks only: the GPU does not mask edge stores
-        pad = ((0, prows - rows), (0, pcols - cols))
-        x, keep, b = jnp.pad(x, pad), jnp.pad(keep, pad), jnp.pad(b, (0, pcols - cols))
-    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
-    out = pl.pallas_call(
-        _body,
-        out_shape=jax.ShapeDtypeStruct((prows, pcols), x.dtype),
-        grid=(prows // br, pcols // bc),
-        in_specs=[tile, pl.BlockSpec((bc,), lambda i, j: (j,)), tile],
-        out_specs=tile,
-        # tl.block_2d's 8K-element blocks over 8 warps: 32 values per thread, no spills.
-        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
-        name=NAME,
-    )(x, b, keep)
-    return out[:rows, :cols]
+    return elementwise.map_blocks(_body, x, b, keep, pad_edges=True, name=NAME)
 
 
 def flops(shapes):

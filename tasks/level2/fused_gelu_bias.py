@@ -6,10 +6,9 @@ bias slice rides along as a 1-D block. Ragged shapes are zero-padded outside to 
 """
 
 import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import elementwise
 
 NAME = "fused_gelu_bias"
 LEVEL = 2
@@ -19,8 +18,8 @@ SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,)})
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # add, x^3 (2), *0.044715, +x, *sqrt(2/pi), tanh, +1, *0.5, *x
 FLOPS_PER_ELEMENT = 10
@@ -39,24 +38,7 @@ def _body(x_ref, b_ref, o_ref):
 
 
 def kernel(x, b):
-    rows, cols = x.shape
-    br, bc = tl.block_2d(x.shape, x.dtype.itemsize, allow_ragged=True)  # padded below
-    prows, pcols = tl.cdiv(rows, br) * br, tl.cdiv(cols, bc) * bc
-    if (prows, pcols) != (rows, cols):  # whole blocks only: the GPU does not mask edge stores
-        x = jnp.pad(x, ((0, prows - rows), (0, pcols - cols)))
-        b = jnp.pad(b, (0, pcols - cols))
-    out = pl.pallas_call(
-        _body,
-        out_shape=jax.ShapeDtypeStruct((prows, pcols), x.dtype),
-        grid=(prows // br, pcols // bc),
-        in_specs=[pl.BlockSpec((br, bc), lambda i, j: (i, j)),
-                  pl.BlockSpec((bc,), lambda i, j: (j,))],
-        out_specs=pl.BlockSpec((br, bc), lambda i, j: (i, j)),
-        # tl.block_2d's 8K-element blocks over 8 warps: 32 values per thread, no spills.
-        compiler_params=tl.triton_params(num_warps=8, num_stages=1),
-        name=NAME,
-    )(x, b)
-    return out[:rows, :cols]
+    return elementwise.map_blocks(_body, x, b, pad_edges=True, name=NAME)
 
 
 def flops(shapes):

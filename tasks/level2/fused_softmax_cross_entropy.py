@@ -6,14 +6,12 @@ label product), so log_softmax is never materialised. Rows per program are cappe
 >= 256 programs.
 """
 
-import functools
-
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.kernels import rowwise
 
 NAME = "fused_softmax_cross_entropy"
 LEVEL = 2
@@ -23,11 +21,9 @@ SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024, 512)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", "offset", offset_input="logits",
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="logits",
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
-# Programs to keep in flight: about two per H200 SM (132), so every SM streams rows.
-MIN_PROGRAMS = 256
 # max, z-m, exp, sum, -lse, *label, sum
 FLOPS_PER_ELEMENT = 7
 
@@ -55,26 +51,7 @@ def _body(z_ref, y_ref, o_ref, *, cols):
 
 
 def kernel(logits, labels):
-    rows, cols = logits.shape
-    br, bc = tl.row_block(rows, cols, logits.dtype.itemsize)
-    br = max(1, min(br, tl.prev_pow2(rows // MIN_PROGRAMS)))
-    prows = tl.cdiv(rows, br) * br
-    if (prows, bc) != (rows, cols):  # whole blocks only: the GPU does not mask edge stores
-        pad = ((0, prows - rows), (0, bc - cols))
-        logits, labels = jnp.pad(logits, pad), jnp.pad(labels, pad)
-    tile = pl.BlockSpec((br, bc), lambda i: (i, 0))
-    out = pl.pallas_call(
-        functools.partial(_body, cols=cols),
-        out_shape=jax.ShapeDtypeStruct((prows,), logits.dtype),
-        grid=(prows // br,),
-        in_specs=[tile, tile],
-        out_specs=pl.BlockSpec((br,), lambda i: (i,)),
-        # >= 32 values per thread per input: wide loads, the row reductions stay in registers.
-        compiler_params=tl.triton_params(num_warps=min(8, max(1, br * bc // 1024)),
-                                         num_stages=1),
-        name=NAME,
-    )(logits, labels)
-    return out[:rows]
+    return rowwise.padded_rows(_body, logits, labels, per_row=True, name=NAME)
 
 
 def flops(shapes):

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "gc_content"
 LEVEL = 2
@@ -23,8 +23,8 @@ SHAPES = tl.sizes(medium={"seqs": (1024, 16384)}, small={"seqs": (16, 1024)},
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                   distinct="four bases: all-distinct is impossible")
+STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
+                         distinct="four bases: all-distinct is impossible")
 # Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
 INTEGER_OPS = True
 

@@ -13,7 +13,7 @@ itself, cvt.rna): relative error 4.2e-4 on the H200 at LARGE, against 2e-3.
 
 import jax
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "geglu"
@@ -24,8 +24,8 @@ SHAPES = tl.sizes(medium={"x": (512, 1024), "wg": (1024, 2048), "wu": (1024, 204
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

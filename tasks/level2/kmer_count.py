@@ -15,8 +15,8 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.task import stress
 
 NAME = "kmer_count"
 LEVEL = 2
@@ -27,7 +27,8 @@ SHAPES = tl.sizes(medium={"seq": (4194304,)}, small={"seq": (4096,)},
 TOLERANCE = tl.EXACT
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC)
+STRESS = tl.stress_cases("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT,
+                         offset=tl.NO_ROW_STATISTIC)
 # Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
 INTEGER_OPS = True
 

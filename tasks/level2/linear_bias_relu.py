@@ -11,7 +11,7 @@ itself, cvt.rna): relative error 2.1e-4 on the H200 at LARGE, against 2e-3.
 
 import jax.numpy as jnp
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "linear_bias_relu"
@@ -22,8 +22,8 @@ SHAPES = tl.sizes(medium={"x": (1024, 1024), "w": (1024, 2048), "b": (2048,)})
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

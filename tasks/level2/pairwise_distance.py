@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "pairwise_distance"
 LEVEL = 2
@@ -22,8 +22,8 @@ SHAPES = tl.sizes(medium={"x": (256, 32)}, small={"x": (64, 16)}, large={"x": (1
 TOLERANCE = tl.MATMUL
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-8
 _TILE = 64  # (64, 64) fp32 accumulator: 32 registers per thread at 4 warps

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "pwm_scan"
 LEVEL = 2
@@ -26,8 +26,8 @@ TOLERANCE = tl.MATMUL
 USES_TF32 = False
 ORDER_DEPENDENT = False
 # Stress: the matmul class's x1e3 (the score is a dot); seq stays one-hot.
-STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   distinct="four bases: all-distinct is impossible")
+STRESS = tl.stress_cases("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         distinct="four bases: all-distinct is impossible")
 
 _TILE = 128  # positions per program: (128, 4M <= 64) window tile, 64 floats per thread
 

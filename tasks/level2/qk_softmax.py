@@ -15,8 +15,8 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+from pallasbench.task import stress
 
 NAME = "qk_softmax"
 LEVEL = 2
@@ -29,10 +29,10 @@ TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
 # Stress: offset shifts each score row by up to 1e3 (stress.score_offset).
-STRESS = tl.stress("tiny", "offset", offset_input="q",
-                   large="q, k x1e3 put scores at 1e6, beyond what TF32 (or f32) resolves: the softmax "
+STRESS = tl.stress_cases("tiny", "offset", offset_input="q",
+                         large="q, k x1e3 put scores at 1e6, beyond what TF32 (or f32) resolves: the softmax "
                          "would be rounding noise; the offset case moves scores by up to 1e3 instead",
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # 16 query rows per program: enough programs to spread the N*N stores over the SMs, and the
 # smallest M a tensor-core dot takes. Key tiles of 8K elements (128 keys at d=64, 64 at

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "conv1d_genomic"
 LEVEL = 3
@@ -27,8 +27,8 @@ TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
 # Stress: the matmul class's x1e3 (a dot per window); x stays one-hot.
-STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   distinct="four bases: all-distinct is impossible")
+STRESS = tl.stress_cases("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         distinct="four bases: all-distinct is impossible")
 
 _TILE = 128  # output positions per program: a (128, 64) x (64, 64) dot
 

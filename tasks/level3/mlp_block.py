@@ -11,7 +11,7 @@ itself, cvt.rna): relative error 2.6e-4 on the H200 at LARGE, against 2e-3.
 
 import jax
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "mlp_block"
@@ -24,8 +24,8 @@ SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
 TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
-STRESS = tl.stress("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

@@ -13,9 +13,9 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from pallasbench import stress
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
+from pallasbench.task import stress
 
 NAME = "multi_head_attention"
 LEVEL = 3
@@ -30,8 +30,8 @@ ORDER_DEPENDENT = False
 # Stress: large scales v only: q, k x1e3 put scores at 1e6, beyond what TF32 (or f32)
 # resolves, so the softmax would be rounding noise. offset shifts each score row by up to 1e3
 # (stress.score_offset), which a kernel that skips the row max overflows on.
-STRESS = tl.stress("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Per score: scale, max, subtract, exp, sum.
 SOFTMAX_FLOPS = 5

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
 
 NAME = "transformer_block"
@@ -30,10 +30,10 @@ USES_TF32 = True
 ORDER_DEPENDENT = False
 # Stress: wq, wk keep their scale: x1e3 on both puts scores at 1e6, beyond what TF32
 # resolves; x, wv, wo, wff take the matmul class's x1e3.
-STRESS = tl.stress("tiny", "large", keep=("wq", "wk"), large_factor=1e3,
-                   offset="full model: its rmsnorm is not shift-invariant; the attention tasks check "
-                          "the score offset",
-                   degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
+STRESS = tl.stress_cases("tiny", "large", keep=("wq", "wk"), large_factor=1e3,
+                         offset="full model: its rmsnorm is not shift-invariant; the attention tasks check "
+                         "the score offset",
+                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-5
 # Projection tiles: rows per program, output columns per program, K step (all capped by shape).

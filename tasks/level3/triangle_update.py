@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 NAME = "triangle_update"
 LEVEL = 3
@@ -25,8 +25,8 @@ TOLERANCE = tl.MATMUL
 USES_TF32 = True
 ORDER_DEPENDENT = False
 # Stress: the matmul class's x1e3 on pair; the mask stays 0/1.
-STRESS = tl.stress("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                   distinct="the mask is 0/1: all-distinct is impossible")
+STRESS = tl.stress_cases("tiny", "large", "degenerate", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
+                         distinct="the mask is 0/1: all-distinct is impossible")
 
 _TF32_DROP = 13  # fp32 mantissa bits a TF32 operand ignores
 

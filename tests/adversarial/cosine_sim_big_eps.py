@@ -17,7 +17,9 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 EPS = 5e-4  # the task's is 1e-8
 BLOCK_BYTES = 32 * 1024
@@ -25,10 +27,10 @@ BLOCK_BYTES = 32 * 1024
 
 def _body(x_ref, y_ref, o_ref, *, rows, cols):
     row0 = pl.program_id(0) * x_ref.shape[0]
-    x, y = (tl.load_tile(r, row0, rows, 0, cols, r.shape[1], other=0.0) for r in (x_ref, y_ref))
+    x, y = (masked.load_tile(r, row0, rows, 0, cols, r.shape[1], other=0.0) for r in (x_ref, y_ref))
     dot = jnp.sum(x * y, axis=1)
     norms = jnp.sqrt(jnp.sum(x * x, axis=1)) * jnp.sqrt(jnp.sum(y * y, axis=1))
-    tl.store_rows(o_ref, dot / (norms + EPS), row0, rows)
+    masked.store_rows(o_ref, dot / (norms + EPS), row0, rows)
 
 
 def kernel(x, y):

@@ -21,7 +21,9 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 EPS = 1e-5
 TILE = tl.DEFAULT_BLOCK_BYTES // 4
@@ -30,10 +32,10 @@ TILE = tl.DEFAULT_BLOCK_BYTES // 4
 def _rows(x_ref, o_ref, *, rows, cols):
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
-    x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)  # padding lanes add 0 to both sums
+    x = masked.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)  # padding lanes add 0 to both sums
     mean = jnp.sum(x, axis=1, keepdims=True) / cols
     var = jnp.sum(x * x, axis=1, keepdims=True) / cols - mean * mean
-    tl.store_tile(o_ref, (x - mean) * lax.rsqrt(var + EPS), row0, rows, 0, cols)
+    masked.store_tile(o_ref, (x - mean) * lax.rsqrt(var + EPS), row0, rows, 0, cols)
 
 
 def _tiled(x_ref, o_ref, *, rows, cols, width, tiles):
@@ -42,7 +44,7 @@ def _tiled(x_ref, o_ref, *, rows, cols, width, tiles):
 
     def sums(t, carry):
         s1, s2 = carry
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
         return (s1 + jnp.sum(x, axis=1, keepdims=True),
                 s2 + jnp.sum(x * x, axis=1, keepdims=True))
 
@@ -52,8 +54,8 @@ def _tiled(x_ref, o_ref, *, rows, cols, width, tiles):
     rstd = lax.rsqrt(s2 / cols - mean * mean + EPS)
 
     def write(t, carry):
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
-        tl.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
+        masked.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)

@@ -17,7 +17,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 SEED = 20261201
 SHAPE = (512, 256)  # reduce_sum at SMALL

@@ -20,7 +20,9 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 TILE = tl.DEFAULT_BLOCK_BYTES // 4
 
@@ -28,9 +30,9 @@ TILE = tl.DEFAULT_BLOCK_BYTES // 4
 def _rows(x_ref, o_ref, *, rows, cols):
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
-    e = jnp.exp(tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=-jnp.inf))  # no max shift
+    e = jnp.exp(masked.load_tile(x_ref, row0, rows, 0, cols, bc, other=-jnp.inf))  # no max shift
     inv = 1.0 / jnp.sum(e, axis=1, keepdims=True)
-    tl.store_tile(o_ref, e * inv, row0, rows, 0, cols)
+    masked.store_tile(o_ref, e * inv, row0, rows, 0, cols)
 
 
 def _tiled(x_ref, o_ref, *, rows, cols, width, tiles):
@@ -38,14 +40,14 @@ def _tiled(x_ref, o_ref, *, rows, cols, width, tiles):
     row0 = pl.program_id(0) * br
 
     def total(t, s):
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
         return s + jnp.sum(jnp.exp(x), axis=1, keepdims=True)
 
     inv = 1.0 / lax.fori_loop(0, tiles, total, jnp.zeros((br, 1), jnp.float32))
 
     def write(t, carry):
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
-        tl.store_tile(o_ref, jnp.exp(x) * inv, row0, rows, t * width, cols)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=-jnp.inf)
+        masked.store_tile(o_ref, jnp.exp(x) * inv, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)

@@ -1,16 +1,16 @@
 """DEGENERATE (i) imports the harness's task registry and runs the task's own reference inside
 a token pallas_call.
 
-`from pallasbench import registry` loads tasks/level1/softmax.py; each program applies its
+`from pallasbench.task import registry` loads tasks/level1/softmax.py; each program applies its
 `reference` (jax.nn.softmax) to its block of whole rows. All the arithmetic sits inside the
 pallas_call, so the jaxpr looks honest and the output is correct (allclose passes): only the
-source scan of source_analysis (an import of pallasbench.registry) can catch it.
+source scan of source_analysis (an import of pallasbench.task.registry) can catch it.
 """
 import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
-from pallasbench import registry
+from pallasbench.task import registry
 
 _TASK = registry.load("softmax")
 

@@ -503,7 +503,16 @@ TEST(SourceAnalysis, ImportingTheHarnessFails) {
   EXPECT_FALSE(source_analysis_filter().evaluate(in).passed);
   in.source = "import importlib.util\nspec = importlib.util.spec_from_file_location('r', 'tasks/level1/relu.py')\n";
   EXPECT_FALSE(source_analysis_filter().evaluate(in).passed);
-  in.source = "from pallasbench import tasklib as tl\n";
+  for (const char* registry : {"from pallasbench.task import registry\n", "import pallasbench.task.registry\n",
+                               "from pallasbench.task.registry import load\n",
+                               "from pallasbench.task import stress, registry\n"}) {
+    in.source = registry;
+    EXPECT_FALSE(source_analysis_filter().evaluate(in).passed) << registry;
+  }
+  // The task vocabulary and the shared kernel families are what candidates build on.
+  in.source = "from pallasbench import task as tl\nfrom pallasbench.kernels import masked\n";
+  EXPECT_TRUE(source_analysis_filter().evaluate(in).passed);
+  in.source = "from pallasbench.task import stress\n";
   EXPECT_TRUE(source_analysis_filter().evaluate(in).passed);
 }
 

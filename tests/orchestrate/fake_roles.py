@@ -3,7 +3,7 @@ the runner's unit tests (tests/orchestrate/test_evaluator.cpp, test_runner.cpp).
 
 It learns its role from PALLASBENCH_ROLE (set by worker.cpp for every worker) and its script from
 FAKE_SCENARIO: comma-separated behaviours, each `name` (every task) or `name:task` (that task
-only). Without one it is honest. It speaks the protocol of python/pallasbench/protocol.py with
+only). Without one it is honest. It speaks the protocol of docs/protocol.md (python/pallasbench/worker/protocol.py) with
 the request and reply fields the C++ uses, on tiny float32 tensors it writes and reads as NPY v1
 by hand: it imports nothing heavier than json/os/signal/struct/sys/time, so it starts in a few
 tens of milliseconds.

@@ -6,7 +6,7 @@ import pytest
 
 import jax
 
-from pallasbench import registry
+from pallasbench.task import registry
 from pallasbench.worker import compiler_artifacts, device_timer, interpret
 
 

@@ -80,6 +80,7 @@ def test_describe_reads_sources_itself(reference, tmp_path):
     facts = described["candidates"][str(candidate)]
     assert facts["source"] == candidate.read_text() and len(facts["sha256"]) == 64
     assert "# ---- pallasbench.kernels.tiled_matmul ----" in facts["bundled_source"]
+    assert "# ---- pallasbench.kernels.masked ----" in facts["bundled_source"]  # tiled_matmul imports it
 
 
 def test_reference_inputs_are_reproducible(reference, tmp_path):

@@ -7,8 +7,8 @@ import jax
 import numpy as np
 import pytest
 
-from pallasbench import registry, stress
-from pallasbench import tasklib as tl
+from pallasbench.task import registry, stress
+from pallasbench import task as tl
 from pallasbench.worker.reference import Reference
 
 TASKS = sorted(registry.discover())
@@ -32,11 +32,11 @@ def test_float_tasks_check_tiny_and_large_unless_they_say_why():
 
 def test_a_task_missing_a_reason_is_refused():
     with pytest.raises(ValueError, match="neither runs nor gives a reason"):
-        tl.stress("tiny", large="x").check("t", ["x"])
+        tl.stress_cases("tiny", large="x").check("t", ["x"])
     with pytest.raises(ValueError, match="offset_input"):
-        tl.stress("tiny", "large", "offset", degenerate="d", distinct="d").check("t", ["x"])
+        tl.stress_cases("tiny", "large", "offset", degenerate="d", distinct="d").check("t", ["x"])
     with pytest.raises(ValueError, match="unknown case"):
-        tl.stress("tiny", huge="?", large="x", offset="x", degenerate="x", distinct="x").check("t", ["x"])
+        tl.stress_cases("tiny", huge="?", large="x", offset="x", degenerate="x", distinct="x").check("t", ["x"])
 
 
 @pytest.mark.parametrize("name, case", CASES, ids=[f"{n}-{c}" for n, c in CASES])

@@ -6,9 +6,9 @@ import jax
 import numpy as np
 import pytest
 
-from pallasbench import registry
+from pallasbench.task import registry
 from pallasbench.worker import interpret, jaxpr_info
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 TASKS = sorted(registry.discover())
 
@@ -29,7 +29,7 @@ def test_reference_follows_the_matmul_precision_setting(task):
     correctness at "highest", both through jax.default_matmul_precision: a reference that fixes
     its own precision would make the baseline f32 (4.6x slower for a large matmul)."""
     if not task.USES_TF32:
-        return
+        pytest.skip(f"{task.NAME} does not use TF32: its reference has no matmul precision to follow")
     avals = _abstract(task, "small")
     fresh = lambda *xs: task.reference(*xs)  # noqa: E731
     with jax.default_matmul_precision("default"):
@@ -44,7 +44,7 @@ def test_integer_ops_tasks_work_on_integer_data(task):
     """INTEGER_OPS takes a task out of the float FLOP roofline: only tasks whose inputs are all
     integer (DNA bases, ids) may claim it."""
     if not getattr(task, "INTEGER_OPS", False):
-        return
+        pytest.skip(f"{task.NAME} does not claim INTEGER_OPS")
     inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
     assert all(np.issubdtype(np.asarray(x).dtype, np.integer) for x in inputs), task.NAME
 
@@ -104,22 +104,33 @@ def test_small_matches_reference(task):
         assert np.linalg.norm(diff) <= tol.rel_norm * norm + (0 if norm else 0)
 
 
-# Tasks whose kernels mask ragged edges themselves (the masked path is dead code at the suite's
-# power-of-two shapes, so it is checked here on awkward ones).
-RAGGED = {"softmax": (37, 300), "log_softmax": (37, 300), "layernorm": (37, 300), "rmsnorm": (37, 300),
-          "reduce_sum": (37, 300), "reduce_mean": (37, 300), "reduce_max": (5, 40000), "col_sum": (300, 37),
-          "mse_loss": (37, 300), "huber_loss": (37, 300), "cosine_sim": (37, 300), "cross_entropy": (37, 300)}
+# Awkward shapes for the tasks whose kernels handle ragged edges themselves, by masks or by
+# padding (that code is dead at the suite's power-of-two shapes), and rows wider than one tile
+# (the two-pass paths of kernels.rowwise and kernels.reductions).
+MATRIX = (37, 300)
+WIDE = (3, 9000)
+RAGGED = {
+    **{f"{name}{tag}": {"x": shape} for name in ("softmax", "log_softmax", "layernorm", "rmsnorm", "reduce_sum",
+                                                 "reduce_mean", "reduce_max")
+       for tag, shape in (("", MATRIX), ("/wide", WIDE))},
+    "col_sum": {"x": (300, 37)},
+    **{name: {"pred": MATRIX, "target": MATRIX} for name in ("mse_loss", "huber_loss")},
+    "cosine_sim": {"x": MATRIX, "y": MATRIX},
+    "cross_entropy": {"logits": MATRIX, "labels": MATRIX[:1]},
+    "layernorm_residual": {"x": MATRIX, "r": MATRIX},
+    "rmsnorm_residual": {"x": MATRIX, "r": MATRIX},
+    "fused_layer_norm_relu": {"x": MATRIX},
+    "fused_softmax_cross_entropy": {"logits": MATRIX, "labels": MATRIX},
+    "fused_gelu_bias": {"x": MATRIX, "b": MATRIX[1:]},
+    "fused_bias_gelu_dropout": {"x": MATRIX, "b": MATRIX[1:], "keep": MATRIX},
+    "sigmoid_bce": {"logits": MATRIX, "targets": MATRIX},
+}
 
 
-@pytest.mark.parametrize("name", sorted(RAGGED))
-def test_ragged_shapes_match_reference(name):
-    task = registry.load(name)
-    inputs = task.make_inputs(np.random.default_rng(3), {i.name: RAGGED[name] if i is task.INPUTS[0]
-                                                         else task.SHAPES["small"][i.name] for i in task.INPUTS})
-    if name == "cross_entropy":  # labels: one per row of the ragged logits, in range
-        inputs = (inputs[0], np.random.default_rng(4).integers(0, RAGGED[name][1], RAGGED[name][0], dtype=np.int32))
-    elif len(task.INPUTS) == 2:  # the second input is shaped like the first
-        inputs = (inputs[0], np.random.default_rng(4).standard_normal(RAGGED[name]).astype(np.float32))
+@pytest.mark.parametrize("case", sorted(RAGGED))
+def test_ragged_shapes_match_reference(case):
+    task = registry.load(case.split("/")[0])
+    inputs = task.make_inputs(np.random.default_rng(3), RAGGED[case])
     out = np.asarray(jax.jit(lambda *v: task.kernel(*v))(*inputs), dtype=np.float64)
     ref = np.asarray(jax.jit(task.reference)(*inputs), dtype=np.float64)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)

@@ -1,1 +1,2 @@
-"""Kernel building blocks shared by several task files (their source is bundled into records)."""
+"""Kernel families shared by several task files. A record bundles the source of every module here
+that a kernel file imports, and of the modules those import (reference.kernel_modules_used)."""

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
 
 LOG2E = math.log2(math.e)
 # Streaming multiprocessors of an H200: fewer than two programs per SM leaves the tail idle.

@@ -37,7 +37,9 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 # Streaming multiprocessors of an H200: a grid smaller than this leaves SMs idle.
 NUM_SMS = 132
@@ -211,9 +213,9 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     round_x, round_w = ov.get("round_x", round_x), ov.get("round_w", round_w)
     round_out = ov.get("round_out", round_out)
 
-    xp = tl.pad_to_multiple(tl.pad_to_multiple(x, 0, bm), 1, bk)
+    xp = masked.pad_to_multiple(masked.pad_to_multiple(x, 0, bm), 1, bk)
     mp, kp = xp.shape
-    wps = [tl.pad_to_multiple(tl.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
+    wps = [masked.pad_to_multiple(masked.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
     np_ = wps[0].shape[1]
     w_packed = pack_weights(wps, bn, rounded=round_w, name=name + "_pack")
     grid = (mp // bm, np_ // bn)
@@ -223,7 +225,7 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     operands = [xp, w_packed]
     if bias is not None:
         in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid)[1])))
-        operands.append(tl.pad_to_multiple(bias.reshape(1, n), 1, bn))
+        operands.append(masked.pad_to_multiple(bias.reshape(1, n), 1, bn))
 
     body = functools.partial(
         _body, n_w=n_w, has_bias=bias is not None, prologue=prologue or (lambda t: t),

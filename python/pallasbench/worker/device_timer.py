@@ -15,7 +15,7 @@ import os
 import time
 from pathlib import Path
 
-from pallasbench import registry
+from pallasbench.task import registry
 
 
 class TimerUnavailable(Exception):

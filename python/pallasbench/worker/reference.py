@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pallasbench import registry, stress
-from pallasbench import tasklib as tl
+from pallasbench.task import registry, stress
+from pallasbench import task as tl
 from pallasbench.worker import ceilings, environment, interpret, sampling, server, sources, tensors
 from pallasbench.worker.protocol import (CommandError, DescribeRequest, DeviceRequest, ReferenceRequest,
                                          TimeReferenceRequest)

@@ -58,7 +58,7 @@ def _usage_error(request_id, message: str) -> dict:
 
 
 def handle(handler, line: str) -> dict:
-    from pallasbench import registry
+    from pallasbench.task import registry
 
     try:
         req = json.loads(line)

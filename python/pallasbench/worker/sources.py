@@ -15,28 +15,47 @@ KERNELS_DIR = Path(__file__).parent.parent / "kernels"  # pallasbench.kernels
 DEFAULT_MAX_SOURCE_BYTES = 1 << 20  # the harness's --max-source-bytes default too
 
 
-def kernel_modules_used(source: str) -> list[str]:
-    """The shared kernel modules (pallasbench.kernels.*) a source imports, read from its syntax
-    tree: nothing of it runs here."""
+def _kernel_imports(source: str, inside_kernels: bool = False) -> set[str]:
+    """The pallasbench.kernels.* modules one source imports, read from its syntax tree
+    (inside_kernels: the source is one of them, so its relative imports name them too)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
+        return set()
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if inside_kernels and node.level == 1:
+                names |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "pallasbench.kernels":
                 names |= {a.name for a in node.names}
             elif node.module.startswith("pallasbench.kernels."):
                 names.add(node.module.split(".")[2])
         elif isinstance(node, ast.Import):
             names |= {a.name.split(".")[2] for a in node.names if a.name.startswith("pallasbench.kernels.")}
-    return sorted(n for n in names if (KERNELS_DIR / f"{n}.py").is_file())
+    return names
+
+
+def kernel_modules_used(source: str) -> list[str]:
+    """The shared kernel modules (pallasbench.kernels.*) a source runs: those it imports and,
+    transitively, those they import; sorted by name, each once. Read from syntax trees:
+    nothing of it runs here."""
+    found: set[str] = set()
+    pending = _kernel_imports(source)
+    while pending:
+        name = pending.pop()
+        path = KERNELS_DIR / f"{name}.py"
+        if name in found or not path.is_file():
+            continue
+        found.add(name)
+        pending |= _kernel_imports(path.read_text(), inside_kernels=True)
+    return sorted(found)
 
 
 def bundled_source(source: str) -> str:
-    """The kernel file followed by the shared kernel modules it imports, so a record's
-    triton_code holds every line of the kernel."""
+    """The kernel file followed by every shared kernel module it runs (kernel_modules_used), so
+    a record's triton_code holds every line of the kernel."""
     parts = [source]
     for name in kernel_modules_used(source):
         parts.append(f"\n# ---- pallasbench.kernels.{name} ----\n" + (KERNELS_DIR / f"{name}.py").read_text())

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench import registry
+from pallasbench.task import registry
 from pallasbench.worker import interpret, jaxpr_info, server
 from pallasbench.worker.protocol import Candidate, CommandError, TraceRequest
 

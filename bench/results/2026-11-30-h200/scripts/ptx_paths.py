@@ -21,7 +21,7 @@ import jax  # noqa: E402
 from jax._src.lib import triton  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
-from pallasbench import registry  # noqa: E402
+from pallasbench.task import registry  # noqa: E402
 from pallasbench.worker import compiler_artifacts  # noqa: E402
 
 

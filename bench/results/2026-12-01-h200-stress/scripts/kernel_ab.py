@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "python"))
 def main() -> int:
     import jax
 
-    from pallasbench import registry
+    from pallasbench.task import registry
     from pallasbench.worker import device_timer
 
     task, size, file_a, file_b = sys.argv[1:5]

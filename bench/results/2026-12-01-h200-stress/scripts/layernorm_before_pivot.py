@@ -17,7 +17,9 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench import tasklib as tl
+from pallasbench import task as tl
+
+from pallasbench.kernels import masked
 
 NAME = "layernorm"
 LEVEL = 1
@@ -57,11 +59,11 @@ def _layernorm_rows(x_ref, o_ref, *, rows, cols):
     """Whole rows in registers: one read, one write."""
     br, bc = x_ref.shape
     row0 = pl.program_id(0) * br
-    x = tl.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)
+    x = masked.load_tile(x_ref, row0, rows, 0, cols, bc, other=0.0)
     mean = jnp.sum(x, axis=1, keepdims=True) / cols
     d = _centred(x, mean, 0, cols)
     var = jnp.sum(d * d, axis=1, keepdims=True) / cols
-    tl.store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
+    masked.store_tile(o_ref, d * lax.rsqrt(var + EPS), row0, rows, 0, cols)
 
 
 def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
@@ -71,7 +73,7 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
 
     def stats(t, carry):
         n_a, mean_a, m2_a = carry
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
         n_b = jnp.minimum(width, cols - t * width).astype(jnp.float32)  # >= 1 by construction
         mean_b = jnp.sum(x, axis=1, keepdims=True) / n_b
         d = _centred(x, mean_b, t * width, cols)
@@ -87,8 +89,8 @@ def _layernorm_tiled(x_ref, o_ref, *, rows, cols, width, tiles):
     rstd = lax.rsqrt(m2 / cols + EPS)
 
     def write(t, carry):
-        x = tl.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
-        tl.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
+        x = masked.load_tile(x_ref, row0, rows, t * width, cols, width, other=0.0)
+        masked.store_tile(o_ref, (x - mean) * rstd, row0, rows, t * width, cols)
         return carry
 
     lax.fori_loop(0, tiles, write, 0)

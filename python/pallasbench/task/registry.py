@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from pallasbench import tasklib as tl
+from pallasbench.task.shapes import SIZE_NAMES
+from pallasbench.task.stress import Stress
+from pallasbench.task.tolerance import Tolerance
 
 REQUIRED = {
     "NAME": str, "LEVEL": int, "CATEGORY": str, "INPUTS": tuple, "SHAPES": dict,
-    "TOLERANCE": tl.Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool, "STRESS": tl.Stress,
+    "TOLERANCE": Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool, "STRESS": Stress,
 }
 REQUIRED_FUNCTIONS = ("make_inputs", "reference", "kernel", "flops", "bytes_moved")
 
@@ -24,7 +26,7 @@ class TaskError(Exception):
 
 def project_root() -> Path:
     env = os.environ.get("PALLASBENCH_ROOT")
-    return Path(env) if env else Path(__file__).resolve().parents[2]
+    return Path(env) if env else Path(__file__).resolve().parents[3]
 
 
 def tasks_dir() -> Path:
@@ -78,7 +80,7 @@ def validate(module: ModuleType, task: TaskFile) -> None:
         module.STRESS.check(task.name, names)
     except ValueError as exc:
         raise TaskError(f"{exc} ({task.path})") from exc
-    for size in tl.SIZE_NAMES:
+    for size in SIZE_NAMES:
         shapes = module.SHAPES.get(size)
         if shapes is None or sorted(shapes) != sorted(names):
             raise TaskError(f"task '{task.name}': SHAPES['{size}'] must name exactly {names}")
@@ -125,6 +127,6 @@ def describe(module: ModuleType) -> dict:
         "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
-        "flops": {size: int(module.flops(module.SHAPES[size])) for size in tl.SIZE_NAMES},
-        "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in tl.SIZE_NAMES},
+        "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
+        "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
     }

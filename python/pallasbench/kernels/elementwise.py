@@ -1,0 +1,43 @@
+"""Elementwise kernels: one pallas_call mapping a task's body over row-major blocks.
+
+Memory-bound: each element is read once per input and written once. Blocks come from
+tl.block_2d: the column extent covers whole rows (contiguous 16-byte loads) and a block holds 8K
+elements, so 8 warps give each thread 32 elements (eight 16-byte loads) per input: many bytes in
+flight per SM without spilling registers.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from pallasbench import task as tl
+
+
+def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, name=None):
+    """body(*in_refs, o_ref) over (br, bc) blocks of the first operand; the output has its shape
+    and dtype.
+
+    Operands are (rows, cols) matrices, blocked alike, or (cols,) vectors broadcast down the rows
+    (a bias), of which each program gets its (bc,) slice. The Triton lowering does not mask edge
+    blocks, so a block that does not divide the array is refused (tl.block_2d) unless pad_edges:
+    then the operands are zero-padded to whole blocks and the result sliced back.
+    """
+    x = operands[0]
+    rows, cols = x.shape
+    br, bc = tl.block_2d(x.shape, x.dtype.itemsize, allow_ragged=pad_edges)
+    prows, pcols = tl.cdiv(rows, br) * br, tl.cdiv(cols, bc) * bc
+    if (prows, pcols) != (rows, cols):  # only with pad_edges: block_2d refuses it otherwise
+        operands = [jnp.pad(a, ((0, prows - rows), (0, pcols - cols)) if a.ndim == 2 else (0, pcols - cols))
+                    for a in operands]
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    out = pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct((prows, pcols), x.dtype),
+        grid=(prows // br, pcols // bc),
+        in_specs=[tile if a.ndim == 2 else column for a in operands],
+        out_specs=tile,
+        compiler_params=tl.triton_params(num_warps=num_warps, num_stages=1),
+        name=name,
+    )(*operands)
+    return out[:rows, :cols]  # a no-op slice when nothing was padded
