@@ -9,7 +9,11 @@
 #include <fstream>
 #include <random>
 
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/check/filters/axes_variation.hpp"
+#include "pallasbench/check/filters/input_impact.hpp"
+#include "pallasbench/check/filters/output_range.hpp"
+#include "pallasbench/check/filters/output_std.hpp"
+#include "pallasbench/check/filters/registry.hpp"
 
 namespace {
 

@@ -8,7 +8,8 @@
 #include "detail/evaluator_errors.hpp"
 #include "pallasbench/record/compiler_record.hpp"
 #include "pallasbench/check/correctness.hpp"
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/check/filters/registry.hpp"
+#include "pallasbench/check/filters/source_analysis.hpp"
 #include "pallasbench/analyze/module_analysis.hpp"
 
 namespace pallasbench {
