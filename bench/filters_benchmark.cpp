@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "pallasbench/analyze/module_analysis.hpp"
 #include "pallasbench/check/filters/axes_variation.hpp"
 #include "pallasbench/check/filters/input_impact.hpp"
 #include "pallasbench/check/filters/output_range.hpp"
