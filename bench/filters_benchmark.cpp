@@ -9,7 +9,12 @@
 #include <fstream>
 #include <random>
 
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/analyze/module_analysis.hpp"
+#include "pallasbench/check/filters/axes_variation.hpp"
+#include "pallasbench/check/filters/input_impact.hpp"
+#include "pallasbench/check/filters/output_range.hpp"
+#include "pallasbench/check/filters/output_std.hpp"
+#include "pallasbench/check/filters/registry.hpp"
 
 namespace {
 

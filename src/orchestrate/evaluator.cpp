@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/check/filters/registry.hpp"
+#include "pallasbench/check/filters/source_analysis.hpp"
 #include "pallasbench/core/uuid.hpp"
 #include "pallasbench/record/compiler_record.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "detail/evaluator_errors.hpp"
 #include "pallasbench/check/correctness.hpp"
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/check/filters/registry.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
 
 namespace pallasbench {

@@ -1,9 +1,14 @@
 #include "pallasbench/analyze/compiler_summary.hpp"
 
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace pallasbench {
 namespace {
@@ -24,17 +29,6 @@ json synthetic_summary(const std::optional<std::vector<std::string>>& names = st
 const json& only_kernel(const json& summary) {
   EXPECT_EQ(summary["kernels"].size(), 1u) << summary.dump(1);
   return summary["kernels"].at(0);
-}
-
-// The error of parsing `text`, or "" when it parses.
-template <typename Parse>
-std::string parse_error(Parse parse, const std::string& text) {
-  try {
-    (void)parse(text);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // Two Pallas calls in one jitted function (a pack kernel, then the matmul) land in separate PTX
@@ -316,141 +310,6 @@ TEST(CompilerSummary, ThunkSequenceWithoutCustomKernels) {
   const auto s = summarize_compiler_output(texts);
   EXPECT_TRUE(s["kernels"].empty());
   EXPECT_EQ(s["missing"]["kernels"], "the thunk sequence launches no kCustomKernel");
-}
-
-TEST(CompilerParsers, PtxasReportForms) {
-  const auto report = parse_ptxas_report(
-      "ptxas info    : Function properties for _k\n"
-      "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
-      "ptxas info    : Used 32 registers, 2 textures, 4096 bytes smem, 356 bytes cmem[0]\n"
-      "ptxas error   : Entry function '_bad' uses too much shared data\n");
-  ASSERT_EQ(report.functions.size(), 1u);
-  const auto& f = report.functions[0];
-  EXPECT_TRUE(f.entry);  // no "Compiling entry function" line: the "Used" line makes it one
-  EXPECT_EQ(f.registers, 32);
-  EXPECT_FALSE(f.barriers.has_value());
-  EXPECT_EQ(f.stack_frame_bytes, 8);
-  EXPECT_EQ(f.spill_store_bytes, 4);
-  EXPECT_EQ(f.shared_memory_bytes, 4096);
-  EXPECT_EQ(f.constant_memory_bytes.at(0), 356);
-  ASSERT_EQ(report.errors.size(), 1u);
-  EXPECT_EQ(report.errors[0], "Entry function '_bad' uses too much shared data");
-}
-
-TEST(CompilerParsers, SassAccessWidths) {
-  const auto listing = parse_sass(
-      "\t\tFunction : k\n"
-      "        /*0000*/  LDG.E.U8 R0, desc[UR4][R2.64] ;\n"
-      "        /*0010*/  LDG.E.S16 R1, desc[UR4][R2.64] ;\n"
-      "        /*0020*/  @!P0 LDG.E R4, desc[UR4][R2.64] ;  /* 0x0000000402047981 */\n"
-      "        /*0030*/  LDG.E.64.CONSTANT R6, desc[UR4][R2.64] ;\n"
-      "        /*0040*/  STG.E.U16 desc[UR4][R2.64], R1 ;\n"
-      "        /*0050*/  LDGSTS.E.BYPASS.LTC128B.128 [R9], desc[UR4][R2.64] ;\n"
-      "        /*0060*/  HMMA.16816.F32.BF16 R12, R4, R8, R12 ;\n");
-  ASSERT_EQ(listing.functions.size(), 1u);
-  const auto& f = listing.functions[0];
-  EXPECT_EQ(f.global_loads, (width_counts{{1, 1}, {2, 1}, {4, 1}, {8, 1}}));
-  EXPECT_EQ(f.global_stores, (width_counts{{2, 1}}));
-  EXPECT_EQ(f.async_copies, (width_counts{{16, 1}}));  // LTC128B is a cache hint, not the width
-  EXPECT_EQ(tensor_core_kind(f.tensor_core_instructions), "mma");
-  EXPECT_EQ(f.instructions, 7);
-}
-
-TEST(CompilerParsers, TensorCoreKinds) {
-  EXPECT_EQ(tensor_core_kind({{"HGMMA.64x64x8.F32.TF32", 4}, {"HMMA.16816.F32", 1}}), "wgmma");
-  EXPECT_EQ(tensor_core_kind({{"IMMA.16832.S8.S8", 2}}), "mma");
-  EXPECT_EQ(tensor_core_kind({{"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 1}}), "mma");
-  EXPECT_EQ(tensor_core_kind({}), "none");
-}
-
-TEST(CompilerParsers, PtxCpAsyncSizesAndDeclarations) {
-  const auto entries = parse_ptx(
-      ".visible .entry _decl(.param .u64 p);\n"
-      ".visible .entry _k(.param .u64 p) .reqntid 64 {\n"
-      "  cp.async.ca.shared.global [%r1], [%rd1], 8;\n"
-      "  @!%p1 cp.async.cg.shared.global [ %r2 + 0 ], [ %rd2 + 0 ], 0x10, %r3;\n"
-      "  ld.global.v2.b64 {%rd3, %rd4}, [%rd1];\n"
-      "}\n");
-  ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].name, "_k");
-  EXPECT_EQ(entries[0].reqntid, (dim3_values{64, 1, 1}));
-  EXPECT_EQ(entries[0].async_copies, (width_counts{{8, 1}, {16, 1}}));
-  EXPECT_EQ(entries[0].global_loads, (width_counts{{16, 1}}));
-}
-
-TEST(CompilerParsers, ThunkKindsAndAnnotations) {
-  const auto launches = parse_thunk_sequence(
-      "001: kCustomKernel [source | sink] _body grid: [256, 1, 1] threads: [128, 1, 1]  shared_memory: 57344 bytes\n"
-      "  002: kCopy\n"
-      "003: kKernel\t, kernel = fusion_1, launch dimensions = blocks: {8, 2, 1}, threads/block: {64, 1, 1}, "
-      "shared memory [B]: 256, cluster_dim = nullopt\n");
-  ASSERT_EQ(launches.size(), 3u);
-  EXPECT_EQ(launches[0].name, "_body");
-  EXPECT_EQ(launches[0].grid, (dim3_values{256, 1, 1}));
-  EXPECT_FALSE(launches[0].cluster.has_value());
-  EXPECT_EQ(launches[1].kind, "kCopy");
-  EXPECT_TRUE(launches[1].name.empty());
-  EXPECT_EQ(launches[2].name, "fusion_1");
-  EXPECT_EQ(launches[2].grid, (dim3_values{8, 2, 1}));
-  EXPECT_EQ(launches[2].threads, (dim3_values{64, 1, 1}));
-  EXPECT_EQ(launches[2].shared_memory_bytes, 256);
-}
-
-TEST(CompilerParsers, MalformedPtxasNamesArtifactAndLine) {
-  EXPECT_EQ(parse_error(parse_ptxas_report,
-                        "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
-                        "ptxas info    : Used many registers, used 1 barriers\n"),
-            "ptxas report line 2: unreadable clause 'Used many registers': "
-            "'ptxas info    : Used many registers, used 1 barriers'");
-  EXPECT_NE(parse_error(parse_ptxas_report, "ptxas info : 0 bytes gmem\nSegmentation fault\n")
-                .find("ptxas report line 2: not a ptxas line"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_ptxas_report,
-                        "ptxas info : Compiling entry function 'k' for 'sm_80'\n"
-                        "ptxas info : Compiling entry function 'k' for 'sm_90a'\n")
-                .find("line 2: entry compiled twice"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_ptxas_report, "ptxas info : Used 8 registers\n").find("line 1: resource usage before"),
-            std::string::npos);
-}
-
-TEST(CompilerParsers, MalformedSassNamesArtifactAndLine) {
-  EXPECT_NE(parse_error(parse_sass, "\tcode for sm_90a\n        /*0000*/  EXIT ;\n")
-                .find("SASS line 2: instruction outside any 'Function :' section"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_sass, "\t\tFunction : k\n        /*0000*/  LDG.E R0, desc[UR4][R2.64]\n")
-                .find("SASS line 2: instruction without ';'"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_sass, "\t\tFunction : k\n\t\tFunction : k\n").find("SASS line 2: function listed twice"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_sass, "\t\tFunction : k\n        /*0000*/  r0 = load(x) ;\n")
-                .find("SASS line 2: not a SASS instruction"),
-            std::string::npos);
-}
-
-TEST(CompilerParsers, MalformedPtxNamesArtifactAndLine) {
-  EXPECT_NE(parse_error(parse_ptx, ".version 9.0\n.visible .entry _k(\n)\n{\n  ret;\n")
-                .find("PTX line 2: .entry _k is not closed"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_ptx, ".entry _k()\n.reqntid 128, x\n{\n}\n").find("PTX line 2: 'x' is not a number"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_ptx, ".entry _k()\n{\n  ld.global.v4.q32 {%r1}, [%rd1];\n}\n")
-                .find("PTX line 3: unknown type '.q32'"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_ptx, ".entry _k()\n{\n  cp.async.cg.shared.global [%r1], [%rd1];\n}\n")
-                .find("PTX line 3: cp.async without a copy size"),
-            std::string::npos);
-}
-
-TEST(CompilerParsers, MalformedThunkSequenceNamesArtifactAndLine) {
-  EXPECT_NE(parse_error(parse_thunk_sequence,
-                        "001: kCopy\n002: kCustomKernel _body grid: [256, 1] threads: [128, 1, 1] "
-                        "shared_memory: 0 bytes\n")
-                .find("thunk sequence line 2: unreadable kCustomKernel launch"),
-            std::string::npos);
-  EXPECT_NE(parse_error(parse_thunk_sequence, "001: kKernel launch dimensions = blocks: {1, 1, 1}\n")
-                .find("thunk sequence line 1: kKernel without 'kernel = NAME'"),
-            std::string::npos);
 }
 
 TEST(CompilerSummary, MalformedArtifactFailsTheSummary) {

@@ -2,7 +2,8 @@
 // XLA's PTX of the jitted module, ptxas's resource report (`ptxas -v`), the SASS (`cuobjdump -sass`)
 // and XLA's thunk sequence. A module holds XLA's own kernels (fusions, copies) next to the Pallas
 // kernel's entry points, so every parser keeps functions apart by name and the summary covers only
-// the kernel's own entries.
+// the kernel's own entries. The parsers: ptxas_report.hpp, sass_listing.hpp, ptx_entries.hpp,
+// thunk_sequence.hpp.
 //
 // summarize_compiler_output() returns (every key always present; null = unknown, never a guess;
 // values from the matmul of tests/fixtures/compiler/h200_2026-11-30, docs/compiler.md reads them):
@@ -59,71 +60,14 @@
 // the line.
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace pallasbench {
-
-using dim3_values = std::array<std::int64_t, 3>;
-using width_counts = std::map<int, std::int64_t>;  // bytes per thread -> instructions
-
-// One "Function properties for X" / "Compiling entry function 'X'" block of `ptxas -v`.
-struct ptxas_function {
-  std::string name;
-  bool entry = false;  // compiled as an entry function (a kernel), not a device function it calls
-  std::optional<std::int64_t> registers;
-  std::optional<std::int64_t> barriers;
-  std::optional<std::int64_t> stack_frame_bytes;
-  std::optional<std::int64_t> spill_store_bytes;
-  std::optional<std::int64_t> spill_load_bytes;
-  std::optional<std::int64_t> shared_memory_bytes;    // static ("bytes smem")
-  std::map<int, std::int64_t> constant_memory_bytes;  // bank -> bytes ("bytes cmem[0]")
-};
-
-struct ptxas_report {
-  std::vector<ptxas_function> functions;
-  std::vector<std::string> errors;  // "ptxas error/fatal" messages, for the reason of a missing entry
-};
-
-struct sass_function {
-  std::string name;
-  std::int64_t instructions = 0;
-  std::map<std::string, std::int64_t> tensor_core_instructions;
-  width_counts global_loads, global_stores, async_copies, shared_loads, shared_stores;
-  std::int64_t tma_loads = 0, tma_stores = 0, ldmatrix = 0, local_loads = 0, local_stores = 0;
-  std::int64_t ffma = 0, fmul = 0, fadd = 0;
-  std::map<std::string, std::int64_t> special_functions;  // "MUFU.EX2" -> count
-};
-
-struct sass_listing {
-  std::string arch;  // "sm_90a" from "code for sm_90a"; empty when absent
-  std::vector<sass_function> functions;
-};
-
-struct ptx_entry {
-  std::string name;
-  std::optional<dim3_values> reqntid, maxntid;  // missing trailing dimensions are 1
-  width_counts global_loads, global_stores, async_copies;
-  std::int64_t tma_loads = 0, tma_stores = 0;
-  std::map<std::string, std::int64_t> tensor_core_instructions;  // wgmma.mma_async... / mma.sync...
-  std::map<std::string, std::int64_t> special_functions;         // "ex2" -> count
-};
-
-// One launch in XLA's thunk sequence. Thunks that launch nothing have a kind only.
-struct thunk_launch {
-  std::string kind;  // "kCustomKernel", "kKernel", "kCopy", ...
-  std::string name;  // the entry function launched; empty for non-kernel thunks
-  std::optional<dim3_values> grid, threads, cluster;
-  std::optional<std::int64_t> shared_memory_bytes;
-};
 
 // The texts of one compiled module; an absent or empty text leaves its fields null with a reason.
 struct compiler_texts {
@@ -132,14 +76,6 @@ struct compiler_texts {
   std::optional<std::string> sass;            // `cuobjdump -sass` of the cubin
   std::optional<std::string> thunk_sequence;  // XLA's *.thunk_sequence.txt dump
 };
-
-[[nodiscard]] ptxas_report parse_ptxas_report(std::string_view text);
-[[nodiscard]] sass_listing parse_sass(std::string_view text);
-[[nodiscard]] std::vector<ptx_entry> parse_ptx(std::string_view text);
-[[nodiscard]] std::vector<thunk_launch> parse_thunk_sequence(std::string_view text);
-
-// "wgmma" | "mma" | "none" from the tensor-core opcodes a function holds.
-[[nodiscard]] std::string tensor_core_kind(const std::map<std::string, std::int64_t>& instructions);
 
 // kernel_names: the kernel's own entry points; nullopt takes the kCustomKernel launches of the
 // thunk sequence (Pallas/Triton kernels), never XLA's own kernels.

@@ -5,7 +5,7 @@
 // The candidate's process produced the module but never describes it: the trusted executor
 // deserializes it (jax.export), prints its StableHLO and decodes each kernel's IR from the
 // custom call's backend_config. This is the pure analysis of those texts; the robustness filter
-// "source_analysis" (filters.cpp) runs it and turns its problems into the verdict.
+// "source_analysis" (check/filters/source_analysis.hpp) runs it and turns its problems into the verdict.
 //
 // Counting, outside the Pallas custom calls (everything in the StableHLO is outside them):
 // - free: layout and bookkeeping ops (constant, reshape, broadcast_in_dim, transpose, slice, pad,
@@ -67,7 +67,7 @@ struct module_analysis_options {
   bool allow_tf32 = false;   // the task declares USES_TF32
   double task_flops = 0;     // the task's FLOP model at this size (denominator of the outside share)
   // The filter passes thresholds::max_outside_work and thresholds::scalar_setup_elements
-  // (filters.hpp, which includes this header); the defaults here are their values.
+  // (check/filters/source_analysis.hpp); the defaults here are their values.
   double max_outside_share = 0.05;    // a larger outside_share is a problem
   double scalar_setup_elements = 64;  // an op touching at most this many elements is setup
 };

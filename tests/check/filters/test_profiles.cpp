@@ -1,145 +1,26 @@
-#include "pallasbench/check/filters.hpp"
+#include "pallasbench/check/filters/profiles.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
-#include "npy_writer.hpp"
+#include "filter_fixture.hpp"
+#include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
 namespace {
 
-using nlohmann::json;
-using testing::temp_dir;
-
-class Filters : public ::testing::Test {
-protected:
-  // Keeps every array it makes alive for the test.
-  const npy_array* array(std::vector<std::int64_t> shape, const std::vector<float>& values) {
-    const auto path = testing::write_f32(m_dir, "a" + std::to_string(m_arrays.size()) + ".npy", shape, values);
-    m_arrays.push_back(std::make_unique<npy_array>(npy_array::open(path)));
-    return m_arrays.back().get();
-  }
-  const npy_array* vec(const std::vector<float>& values) { return array({(std::int64_t)values.size()}, values); }
-
-  temp_dir m_dir;
-  std::vector<std::unique_ptr<npy_array>> m_arrays;
-};
-
-TEST_F(Filters, RangeCatchesCollapsedOutput) {
-  filter_inputs in;
-  in.seeds = {{vec({0.5f, 0.5f, 0.5f, 0.51f}), vec({0, 1, 0.2f, 0.9f})}};
-  const auto r = output_range_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NEAR(r.value, 0.01, 1e-6);
-  in.seeds = {{vec({0, 1, 0.2f, 0.9f}), vec({0, 1, 0.2f, 0.9f})}};
-  EXPECT_TRUE(output_range_filter().evaluate(in).passed);
-}
-
-TEST_F(Filters, RangeAcceptsConstantReferenceAndRefusesNonFinite) {
-  filter_inputs in;
-  in.seeds = {{vec({2, 2}), vec({2, 2})}};
-  const auto constant = output_range_filter().evaluate(in);
-  EXPECT_TRUE(constant.passed);
-  EXPECT_NE(constant.reason.find("constant"), std::string::npos);
-  in.seeds = {{vec({std::nanf(""), 2}), vec({1, 2})}};
-  EXPECT_FALSE(output_range_filter().evaluate(in).passed);
-}
-
-TEST_F(Filters, StdCatchesOutputThatIgnoresTheSeed) {
-  // Each seed's output has the right spread, but it is the same output for every seed.
-  const auto* same = vec({0, 1, 2, 3});
-  filter_inputs in;
-  in.seeds = {{same, vec({0, 1, 2, 3})}, {same, vec({3, 2, 1, 0})}, {same, vec({1, 3, 0, 2})}};
-  const auto r = output_std_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NE(r.reason.find("across seeds"), std::string::npos) << r.reason;
-  in.seeds = {{vec({0, 1, 2, 3}), vec({0, 1, 2, 3})}, {vec({3, 2, 1, 0}), vec({3, 2, 1, 0})}};
-  EXPECT_TRUE(output_std_filter().evaluate(in).passed);
-}
-
-TEST_F(Filters, AxesVariationSparesSparseOutputs) {
-  // one_hot: most columns are constant in the reference; only slices that vary there count.
-  const std::vector<float> one_hot{1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0};
-  filter_inputs in;
-  in.seeds = {{array({3, 4}, one_hot), array({3, 4}, one_hot)}};
-  EXPECT_TRUE(axes_variation_filter().evaluate(in).passed);
-}
-
-TEST_F(Filters, AxesVariationCatchesRowsFilledWithOneValue) {
-  // Reference rows vary along axis 1; the output repeats each row's first value.
-  filter_inputs in;
-  in.seeds = {{array({2, 3}, {1, 1, 1, 5, 5, 5}), array({2, 3}, {1, 1.001f, 1.002f, 5, 5.004f, 5.001f})}};
-  const auto r = axes_variation_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NE(r.reason.find("axis 1"), std::string::npos) << r.reason;
-}
-
-TEST_F(Filters, InputImpactCatchesAnIgnoredInput) {
-  const auto* out = vec({1, 2, 3});
-  const auto* ref = vec({1, 2, 3});
-  filter_inputs in;
-  in.input_count = 2;
-  in.perturbations = {{"x", {out, ref}, {vec({1.1f, 2.1f, 3.1f}), vec({1.1f, 2.1f, 3.1f})}},
-                      {"bias", {out, ref}, {out, vec({1.01f, 2.01f, 3.01f})}}};  // output ignores bias
-  const auto r = input_impact_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NEAR(r.value, 1.0, 1e-3);
-  EXPECT_NE(r.reason.find("input bias"), std::string::npos) << r.reason;
-}
-
-TEST_F(Filters, InputImpactNeedsEveryInput) {
-  const auto* a = vec({1, 2});
-  filter_inputs in;
-  in.input_count = 2;
-  in.perturbations = {{"x", {a, a}, {vec({2, 3}), vec({2, 3})}}};
-  const auto r = input_impact_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NE(r.reason.find("cannot run: 1 of 2 inputs"), std::string::npos) << r.reason;
-  in.input_count = 1;
-  EXPECT_TRUE(input_impact_filter().evaluate(in).passed);
-}
-
-// The value passes exist per instruction set (filters.cpp): each check runs with the AVX2 passes
-// (on a CPU that has them) and with the SSE2 baseline.
-template <class Fn>
-void for_each_isa(Fn&& check) {
-  ::unsetenv("PALLASBENCH_NO_AVX2");
-  {
-    SCOPED_TRACE("native passes");
-    check();
-  }
-  ::setenv("PALLASBENCH_NO_AVX2", "1", 1);
-  {
-    SCOPED_TRACE("baseline passes");
-    check();
-  }
-  ::unsetenv("PALLASBENCH_NO_AVX2");
-}
-
-// The moments as defined: finite elements only, two passes in double.
-value_moments reference_moments(const std::vector<float>& values) {
-  value_moments m;
-  double sum = 0;
-  for (const float v : values) {
-    if (!std::isfinite(v)) {
-      ++m.nonfinite;
-      continue;
-    }
-    if (m.count == 0) m.min = m.max = v;
-    m.min = std::min<double>(m.min, v), m.max = std::max<double>(m.max, v);
-    sum += v, ++m.count;
-  }
-  if (m.count == 0) return m;
-  m.mean = sum / static_cast<double>(m.count);
-  for (const float v : values)
-    if (std::isfinite(v)) m.m2 += (v - m.mean) * (v - m.mean);
-  return m;
-}
+using testing::Filters;
+using testing::for_each_isa;
+using testing::reference_moments;
 
 TEST(ValueMoments, BlockedFloatSumsMatchDoubleReference) {
   std::mt19937 rng(3);
@@ -257,52 +138,6 @@ TEST_F(Filters, ProfileCountsSlicesAsDefined) {
   }
 }
 
-TEST_F(Filters, ScalarOutputsHaveMomentsAndNoAxes) {
-  filter_inputs in;
-  in.seeds = {{array({}, {3}), array({}, {3})}};
-  EXPECT_TRUE(output_range_filter().evaluate(in).passed);
-  const auto axes = axes_variation_filter().evaluate(in);
-  EXPECT_TRUE(axes.passed);
-  EXPECT_NE(axes.reason.find("varies along no axis"), std::string::npos) << axes.reason;
-}
-
-TEST_F(Filters, StdAcrossSeedsMatchesDoubleReference) {
-  // out_s = 0.7 ref_s + 0.3 ref_0: each seed's spread is 0.76-1 of the reference's, the spread
-  // across seeds 0.7 of it.
-  constexpr std::size_t seeds = 3, n = 5003;
-  std::mt19937 rng(9);
-  std::normal_distribution<float> normal;
-  std::vector<std::vector<float>> outs(seeds, std::vector<float>(n)), refs(seeds, std::vector<float>(n));
-  for (std::size_t s = 0; s < seeds; ++s)
-    for (std::size_t i = 0; i < n; ++i) refs[s][i] = normal(rng);
-  for (std::size_t s = 0; s < seeds; ++s)
-    for (std::size_t i = 0; i < n; ++i) outs[s][i] = 0.7f * refs[s][i] + 0.3f * refs[0][i];
-  refs[1][17] = std::nanf("");  // left out of the mean of stds (but counted in its denominator)
-  auto mean_std = [&](const std::vector<std::vector<float>>& arrays) {
-    double total = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      double sum = 0, sum_sq = 0;
-      for (const auto& a : arrays) sum += a[i];
-      for (const auto& a : arrays) sum_sq += (a[i] - sum / seeds) * (a[i] - sum / seeds);
-      if (std::isfinite(sum_sq)) total += std::sqrt(sum_sq / (seeds - 1));
-    }
-    return total / n;
-  };
-  double want = mean_std(outs) / mean_std(refs);
-  for (std::size_t s = 0; s < seeds; ++s)
-    want = std::min(want, reference_moments(outs[s]).stdev() / reference_moments(refs[s]).stdev());
-  ASSERT_NEAR(want, 0.7, 0.01);
-  filter_inputs in;
-  for (std::size_t s = 0; s < seeds; ++s) in.seeds.push_back({vec(outs[s]), vec(refs[s])});
-  for_each_isa([&] {
-    filter_inputs fresh;  // no profiles cached from the other pass
-    fresh.seeds = in.seeds;
-    const auto r = output_std_filter().evaluate(fresh);
-    EXPECT_TRUE(r.passed);
-    EXPECT_NEAR(r.value, want, 1e-6 * want);
-  });
-}
-
 // The mean std across seeds as defined: per element, the mean and the sum of squares about it in
 // double over k - 1; elements where some seed is not finite add 0.
 double reference_std_across(const std::vector<std::vector<float>>& seeds) {
@@ -359,7 +194,7 @@ TEST(StdAcross, FloatPairSumsMatchDoubleReference) {
         for_each_isa([&] {
           SCOPED_TRACE(::testing::Message() << "kind " << kind << ", " << k << " seeds, " << n << " elements");
           const double got = mean_std_across(data, n);
-          // A few float roundings per element (filters.hpp): under 6 * 2^-24 relative.
+          // A few float roundings per element (profiles.hpp): under 6 * 2^-24 relative.
           EXPECT_NEAR(got, want, 4e-7 * want);
         });
       }
@@ -414,125 +249,6 @@ TEST_F(Filters, SeedSummaryMatchesDoubleReference) {
       EXPECT_NEAR(sum.output_std_across, out_across, 4e-7 * out_across);
       EXPECT_NEAR(sum.reference_std_across, ref_across, 4e-7 * ref_across);
     });
-  }
-}
-
-TEST_F(Filters, InputImpactMatchesDoubleReference) {
-  constexpr std::size_t n = 10007;
-  std::mt19937 rng(11);
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n), ref(n), out_p(n), ref_p(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ref[i] = normal(rng), ref_p[i] = 1.05f * ref[i];
-    out[i] = ref[i] + 1e-3f * normal(rng), out_p[i] = ref_p[i] + 2e-2f * normal(rng);
-  }
-  ref[5] = ref_p[5] = std::nanf("");  // reference changes that are not finite are left out
-  ref_p[4000] = INFINITY;
-  double change = 0, deviation = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d_ref = double(ref_p[i]) - ref[i], d_out = double(out_p[i]) - out[i];
-    if (!std::isfinite(d_ref)) continue;
-    change += d_ref * d_ref, deviation += (d_out - d_ref) * (d_out - d_ref);
-  }
-  const double want = std::sqrt(deviation / change);
-  filter_inputs in;
-  in.input_count = 1;
-  in.perturbations = {{"x", {vec(out), vec(ref)}, {vec(out_p), vec(ref_p)}}};
-  for_each_isa([&] {
-    const auto r = input_impact_filter().evaluate(in);
-    EXPECT_NEAR(r.value, want, 1e-9 * want);
-    EXPECT_EQ(r.passed, want <= thresholds::max_impact_deviation);
-  });
-}
-
-// The filter over an analysis (module_analysis's own rules are tested in test_module_analysis).
-module_analysis clean_analysis() {
-  module_analysis a;
-  a.pallas_calls = 2;
-  a.output_from_kernel = true;
-  a.outside_share = 0.002;
-  return a;
-}
-
-filter_inputs over(const module_analysis& a) {
-  filter_inputs in;
-  in.analysis = &a;
-  in.source = "def kernel(x): ...";
-  return in;
-}
-
-TEST(SourceAnalysis, CleanModulePassesAndSaysItsShare) {
-  const auto a = clean_analysis();
-  const auto r = source_analysis_filter().evaluate(over(a));
-  EXPECT_TRUE(r.passed) << r.reason;
-  EXPECT_DOUBLE_EQ(r.value, 0.002);
-  EXPECT_NE(r.reason.find("2 Pallas kernel call(s); 0.20% of the work outside"), std::string::npos) << r.reason;
-}
-
-TEST(SourceAnalysis, ValueAndThresholdAreTheSharesOfTheAnalysis) {
-  auto a = clean_analysis();
-  a.outside_share = 0.5;
-  a.problems = {"50.0% of the work outside the Pallas kernels"};
-  const auto r = source_analysis_filter().evaluate(over(a));
-  EXPECT_FALSE(r.passed);
-  EXPECT_DOUBLE_EQ(r.value, 0.5);
-  EXPECT_DOUBLE_EQ(r.threshold, thresholds::max_outside_work);
-}
-
-TEST(SourceAnalysis, EveryProblemOfTheAnalysisIsAReason) {
-  auto a = clean_analysis();
-  a.problems = {"no Pallas kernel result reaches the output", "kernel 'k': arith.truncf f32 -> bf16"};
-  const auto r = source_analysis_filter().evaluate(over(a));
-  EXPECT_FALSE(r.passed);
-  EXPECT_EQ(r.reason, "no Pallas kernel result reaches the output; kernel 'k': arith.truncf f32 -> bf16");
-}
-
-TEST(SourceAnalysis, WithoutAnAnalysisItFails) {
-  filter_inputs in;
-  const auto r = source_analysis_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NE(r.reason.find("no analysis"), std::string::npos) << r.reason;
-}
-
-TEST(SourceAnalysis, ImportingTheHarnessFails) {
-  const auto a = clean_analysis();
-  auto in = over(a);
-  in.source = "import numpy as np\nfrom pallasbench import registry\n";
-  EXPECT_FALSE(source_analysis_filter().evaluate(in).passed);
-  in.source = "from pallasbench import executor\n";
-  EXPECT_FALSE(source_analysis_filter().evaluate(in).passed);
-  in.source = "import importlib.util\nspec = importlib.util.spec_from_file_location('r', 'tasks/level1/relu.py')\n";
-  EXPECT_FALSE(source_analysis_filter().evaluate(in).passed);
-  for (const char* registry : {"from pallasbench.task import registry\n", "import pallasbench.task.registry\n",
-                               "from pallasbench.task.registry import load\n",
-                               "from pallasbench.task import stress, registry\n"}) {
-    in.source = registry;
-    EXPECT_FALSE(source_analysis_filter().evaluate(in).passed) << registry;
-  }
-  // The task vocabulary and the shared kernel families are what candidates build on.
-  in.source = "from pallasbench import task as tl\nfrom pallasbench.kernels import masked\n";
-  EXPECT_TRUE(source_analysis_filter().evaluate(in).passed);
-  in.source = "from pallasbench.task import stress\n";
-  EXPECT_TRUE(source_analysis_filter().evaluate(in).passed);
-}
-
-TEST(SourceAnalysis, TaskFileLoadedByTheCandidateFails) {
-  const auto a = clean_analysis();
-  auto in = over(a);
-  in.task_modules_loaded = {"tasks/level1/layernorm.py"};
-  const auto r = source_analysis_filter().evaluate(in);
-  EXPECT_FALSE(r.passed);
-  EXPECT_NE(r.reason.find("tasks/level1/layernorm.py"), std::string::npos) << r.reason;
-}
-
-TEST(RunFilters, MissingEvidenceFailsEveryFilterWithReason) {
-  bool all = true;
-  const auto out = run_filters(default_filters(), filter_inputs{}, all);
-  EXPECT_FALSE(all);
-  ASSERT_EQ(out.size(), 5u);
-  for (const auto& [name, result] : out.items()) {
-    EXPECT_FALSE(result["passed"].get<bool>()) << name;
-    EXPECT_NE(result["reason"].get<std::string>().find("cannot run"), std::string::npos) << name;
   }
 }
 

@@ -1,0 +1,24 @@
+// output_std: the output's standard deviation against the reference's, over each seed's elements
+// and, per element, across seeds; an output that ignores the seed (the same for every input) fails.
+#pragma once
+
+#include <string>
+
+#include "pallasbench/check/filters/filter.hpp"
+
+namespace pallasbench {
+
+namespace thresholds {
+// As min_range_ratio: an honest kernel's ratio is ~1, a near-constant output's ~0.
+inline constexpr double min_std_ratio = 0.5;
+}  // namespace thresholds
+
+class output_std_filter final : public robustness_filter {
+public:
+  [[nodiscard]] std::string name() const override { return "output_std"; }
+
+private:
+  [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
+};
+
+}  // namespace pallasbench

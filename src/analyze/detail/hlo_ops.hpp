@@ -1,0 +1,40 @@
+// What the walks over a module's StableHLO share: op names and their classes (free, forbidden
+// outside the kernels, reductions), element counts, the work of one op, and function lookup.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "pallasbench/analyze/stablehlo_text.hpp"
+
+namespace pallasbench::detail {
+
+// "stablehlo.add" -> "add", "func.return" -> "return".
+[[nodiscard]] std::string_view short_name(std::string_view name);
+
+// A custom call carrying a Pallas kernel (k_pallas_targets).
+[[nodiscard]] bool is_pallas_target(std::string_view target);
+
+[[nodiscard]] double elements_of(std::span<const hlo_type> types);
+
+// Bookkeeping and data movement: no arithmetic XLA would have to do (case/if and the Pallas
+// custom calls are containers: what they hold is counted, not they).
+[[nodiscard]] bool is_free_op(std::string_view kind);
+
+// Work that belongs inside a kernel, or a route around the precision policy (convert,
+// reduce_precision), or communication a single-device kernel never needs.
+[[nodiscard]] bool is_forbidden_op(std::string_view kind);
+
+// Ops whose work grows with their operands, not their results.
+[[nodiscard]] bool is_reduction_op(std::string_view kind);
+
+// Work of one op outside the kernels, in element operations (2 per multiply-add); kind is
+// short_name(op.name).
+[[nodiscard]] double work_of(const hlo_op& op, std::string_view kind);
+
+// The function called `name`; module_parse_error (at `line`, the call) when there is none.
+[[nodiscard]] const hlo_function& find_function(const hlo_module& module, const std::string& name, std::size_t line);
+
+}  // namespace pallasbench::detail
