@@ -80,7 +80,12 @@ int evaluate(const evaluation_plan& plan, printer& out) {
     }
     auto outcome = r.run(
         tasks,
-        [&](const task_info& t) { return spec ? *spec : candidate_spec{.kind = candidate_kind::suite, .sha256 = t.sha256}; },
+        [&](const task_info& t) {
+          if (spec) return *spec;
+          candidate_spec own;  // the task's own kernel (candidate_kind::suite)
+          own.sha256 = t.sha256;
+          return own;
+        },
         config);
     for (auto& row : outcome.rows) all.rows.push_back(std::move(row));
     all.recorded += outcome.recorded;
