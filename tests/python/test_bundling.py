@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pallasbench.worker.sources import bundled_source, kernel_modules_used
+from pallasbench.worker.sources import _kernel_imports, bundled_source, kernel_modules_used
 from pallasbench.task import registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,12 @@ def test_every_import_form_is_found():
               "import pallasbench.kernels.online_attention\n"
               "from pallasbench.kernels.tiled_matmul import fused_matmul\n")
     assert kernel_modules_used(source) == ["elementwise", "masked", "online_attention", "tiled_matmul"]
+
+
+def test_relative_imports_count_inside_the_kernels_package_only():
+    source = "from . import masked\nfrom .rowwise import RowBlock\n"
+    assert _kernel_imports(source, inside_kernels=True) == {"masked", "rowwise"}
+    assert _kernel_imports(source) == set()  # a task file's "." is not the kernels package
 
 
 def test_imports_of_imports_are_bundled_once_in_name_order():
