@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "detail/text.hpp"
+
 namespace pallasbench {
 
 module_parse_error::module_parse_error(std::size_t line, const std::string& what)
@@ -17,6 +19,8 @@ std::size_t skip_string_literal(std::string_view text, std::size_t i) {
 }
 
 namespace {
+
+using detail::trim;
 
 bool is_id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
 
@@ -105,12 +109,6 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
   }
   parts.push_back(text.substr(begin));
   return parts;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 // i32, ui8, f32, bf16, f8E4M3FN, index, complex<f32>: the element types a tensor can hold.

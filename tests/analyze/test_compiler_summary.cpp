@@ -15,15 +15,15 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path k_fixtures = std::filesystem::path(PALLASBENCH_TEST_DATA) / "fixtures" / "compiler";
+const std::filesystem::path k_compiler_fixtures = std::filesystem::path(PALLASBENCH_TEST_DATA) / "fixtures" / "compiler";
 
 // The real capture of the suite's kernels on the H200 (README.md there says how).
 json h200_summary(const std::string& task) {
-  return summarize_compiler_output(read_compiler_texts(k_fixtures / "h200_2026-11-30" / task));
+  return summarize_compiler_output(read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / task));
 }
 
 json synthetic_summary(const std::optional<std::vector<std::string>>& names = std::nullopt) {
-  return summarize_compiler_output(read_compiler_texts(k_fixtures / "synthetic_multi_function"), names);
+  return summarize_compiler_output(read_compiler_texts(k_compiler_fixtures / "synthetic_multi_function"), names);
 }
 
 const json& only_kernel(const json& summary) {
@@ -34,8 +34,8 @@ const json& only_kernel(const json& summary) {
 // Two Pallas calls in one jitted function (a pack kernel, then the matmul) land in separate PTX
 // modules of XLA's dump: the worker concatenates the modules, their ptxas reports and their SASS.
 TEST(CompilerSummary, ConcatenatedModulesKeepEachKernel) {
-  auto matmul = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "matmul");
-  const auto relu = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "relu");
+  auto matmul = read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / "matmul");
+  const auto relu = read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / "relu");
   matmul.ptx = *relu.ptx + *matmul.ptx;
   matmul.ptxas_report = *relu.ptxas_report + *matmul.ptxas_report;
   matmul.sass = *relu.sass + *matmul.sass;
@@ -272,7 +272,7 @@ TEST(CompilerSummary, UnknownNameIsAllNullWithReasons) {
 }
 
 TEST(CompilerSummary, MissingArtifactsGiveNullsAndReasons) {
-  auto texts = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "matmul");
+  auto texts = read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / "matmul");
   texts.ptxas_report.reset();
   texts.sass = "  \n";
   const auto s = summarize_compiler_output(texts);
@@ -292,7 +292,7 @@ TEST(CompilerSummary, MissingArtifactsGiveNullsAndReasons) {
 }
 
 TEST(CompilerSummary, NoNamesWithoutAThunkSequence) {
-  auto texts = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "relu");
+  auto texts = read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / "relu");
   texts.thunk_sequence.reset();
   const auto s = summarize_compiler_output(texts);
   EXPECT_TRUE(s["kernels"].empty());
@@ -313,7 +313,7 @@ TEST(CompilerSummary, ThunkSequenceWithoutCustomKernels) {
 }
 
 TEST(CompilerSummary, MalformedArtifactFailsTheSummary) {
-  auto texts = read_compiler_texts(k_fixtures / "h200_2026-11-30" / "relu");
+  auto texts = read_compiler_texts(k_compiler_fixtures / "h200_2026-11-30" / "relu");
   texts.ptxas_report = "ptxas info    : Used x registers\n";
   EXPECT_THROW((void)summarize_compiler_output(texts), std::runtime_error);
 }

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const fs::path k_fixtures = fs::path(PALLASBENCH_TEST_DATA) / "fixtures" / "stablehlo";
+const fs::path k_stablehlo_fixtures = fs::path(PALLASBENCH_TEST_DATA) / "fixtures" / "stablehlo";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
@@ -49,7 +49,7 @@ fixture load_case(const fs::path& dir, const std::string& name) {
   return f;
 }
 
-fixture load_fixture(const std::string& name) { return load_case(k_fixtures, name); }
+fixture load_fixture(const std::string& name) { return load_case(k_stablehlo_fixtures, name); }
 
 module_analysis analyze(const fixture& f) { return analyze_module(f.stablehlo, f.kernels, f.options); }
 
@@ -478,7 +478,7 @@ TEST(ModuleAnalysis, VerdictsAgreeOnBothJaxVersions) {
                                               {"cond_guarded", false},
                                               {"row_loop", false},
                                               {"xla_ops", false}};
-  for (const fs::path& dir : {k_fixtures, k_fixtures / "jax-0.11.2-h200"}) {
+  for (const fs::path& dir : {k_stablehlo_fixtures, k_stablehlo_fixtures / "jax-0.11.2-h200"}) {
     const json manifest = json::parse(read_text(dir / "manifest.json"));
     EXPECT_EQ(manifest.size(), passes.size()) << dir;
     for (const auto& [name, expected] : passes) {

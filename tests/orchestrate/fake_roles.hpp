@@ -66,6 +66,10 @@ private:
   std::array<struct sigaction, 3> m_old{};
 };
 
+inline bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
 inline std::vector<nlohmann::json> read_json_lines(const std::filesystem::path& path) {
   std::vector<nlohmann::json> lines;
   std::ifstream in(path);

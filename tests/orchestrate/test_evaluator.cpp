@@ -18,9 +18,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::contains;
 using testing::fake_harness;
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 std::string message_of(const task_result& r) { return r.failure ? r.failure->message : std::string("(no failure)"); }
 

@@ -17,10 +17,10 @@ namespace pallasbench {
 namespace {
 
 using nlohmann::json;
+using testing::contains;
 using testing::fake_harness;
 using testing::read_json_lines;
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 std::vector<std::string> names_of(const std::vector<json>& records) {
   std::vector<std::string> names;
