@@ -6,13 +6,17 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "detail/batch.hpp"
 #include "detail/command_setup.hpp"
+#include "detail/devices.hpp"
 #include "detail/session.hpp"
 #include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/lanes.hpp"
 #include "pallasbench/orchestrate/runner.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/report/artifacts.hpp"
@@ -25,14 +29,16 @@ using detail::resumed;
 using detail::validate;
 using nlohmann::json;
 
-// What `run` and `eval` both do: candidates (the suite's own kernels, or user files) over the
-// selected tasks, each record written as it is done, told to the printers.
+// What `run` and `eval` both do: candidates (the suite's own kernels, user files, or a batch's
+// requests) over the selected tasks, in parallel lanes, each record written as it is done and
+// told to the printers.
 struct evaluation_plan {
   const evaluation_flags& flags;
   selection_options selection;
-  std::vector<std::string> candidate_files;  // absolute; empty: the suite's own kernels
-  record_writer* writer = nullptr;           // null: no records file
-  std::filesystem::path artifacts_dir;       // beside the records (empty: artifacts go inline)
+  std::vector<std::string> candidate_files;        // absolute; empty: the suite's own kernels
+  const std::vector<detail::batch_request>* batch;  // eval --batch: the requests, else null
+  record_writer* writer = nullptr;                  // null: no records file
+  std::filesystem::path artifacts_dir;              // beside the records (empty: artifacts go inline)
 };
 
 // Over every selected task, recorded ones included: 0 only when all are correct and robust.
@@ -53,46 +59,67 @@ candidate_spec user_candidate(const json& facts, const std::string& path) {
           facts.value("refused", "")};
 }
 
+// The evaluations the plan asks for, in the order their records are written (bar a batch's).
+std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail::session& s) {
+  std::vector<evaluation_job> jobs;
+  const auto facts = [&](const std::string& path) {
+    return user_candidate(s.candidates.value(path, json::object()), path);
+  };
+  if (plan.batch) {
+    std::map<std::string, const task_info*> by_name;
+    for (const auto& t : s.tasks) by_name[t.name] = &t;
+    for (const auto& r : *plan.batch) {
+      const auto it = by_name.find(r.task);
+      if (it == by_name.end())
+        throw usage_error(fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line,
+                                      r.id, r.task));
+      jobs.push_back({*it->second, facts(r.path), r.size.value_or(plan.flags.size), r.id});
+    }
+    return jobs;
+  }
+  const auto tasks = detail::select(s.tasks, plan.selection);
+  if (plan.candidate_files.empty()) {
+    for (const auto& t : tasks) {
+      candidate_spec own;  // the task's own kernel (candidate_kind::suite)
+      own.sha256 = t.sha256;
+      jobs.push_back({t, own, plan.flags.size, ""});
+    }
+    return jobs;
+  }
+  for (const auto& path : plan.candidate_files)
+    for (const auto& t : tasks) jobs.push_back({t, facts(path), plan.flags.size, ""});
+  return jobs;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
-  auto s = detail::open_session({plan.flags.device, plan.candidate_files,
-                                 suite ? candidate_kind::suite : candidate_kind::user, plan.flags.max_source_bytes,
-                                 plan.flags.timeout_s});
-  const auto tasks = detail::select(s.tasks, plan.selection);
+  const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
+  auto devices = plan.flags.device == device_choice::cpu ? detail::cpu_device() : detail::resolve_gpus(plan.flags.gpus);
+  auto s = detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
+                                 plan.flags.timeout_s, devices.front().visible});
+  if (s.device == device_kind::cpu) devices = detail::cpu_device();
+  const auto jobs = make_jobs(plan, s);
   const auto recorded = resumed(plan.flags, plan.writer);
   detail::describe_device(s, plan.flags);
   const auto config = detail::make_config(plan.flags, s.device);
-  const scratch_dir scratch;
-  evaluator eval(*s.pool, scratch, config, detail::make_timing(plan.flags, s), s.environment, s.project_sha,
-                 utc_timestamp());
-  eval.set_artifacts({plan.flags.artifacts, plan.flags.pass_trail, plan.artifacts_dir});
+  const evaluator_setup setup{config,
+                              detail::make_timing(plan.flags, s),
+                              {plan.flags.artifacts, plan.flags.pass_trail, plan.artifacts_dir},
+                              s.environment,
+                              s.project_sha,
+                              utc_timestamp()};
+  lane_set lanes(std::move(s.pool), s.options, devices,
+                 lane_count(plan.flags.jobs, jobs.size(), std::thread::hardware_concurrency()), setup);
+  // More user candidates than lanes: each lane starts its next tracer while it evaluates.
+  lanes.prestart(kind, !suite && jobs.size() > lanes.size());
   const std::string records = plan.writer ? plan.writer->path().string() : "";
-  out.run_started({tasks.size(), config.size_name(), std::string(to_string(s.device)),
-                   s.environment.value("device_kind", "?"), records});
-  runner r(eval, plan.writer, recorded, out);
-  run_outcome all;
-  const std::size_t runs = suite ? 1 : plan.candidate_files.size();
-  for (std::size_t i = 0; i < runs && !all.interrupted; ++i) {
-    std::optional<candidate_spec> spec;
-    if (!suite) {
-      spec = user_candidate(s.candidates.value(plan.candidate_files[i], json::object()), plan.candidate_files[i]);
-      s.pool->keep_spare_tracer(i + 1 < runs);  // the next candidate's tracer starts meanwhile
-    }
-    auto outcome = r.run(
-        tasks,
-        [&](const task_info& t) {
-          if (spec) return *spec;
-          candidate_spec own;  // the task's own kernel (candidate_kind::suite)
-          own.sha256 = t.sha256;
-          return own;
-        },
-        config);
-    for (auto& row : outcome.rows) all.rows.push_back(std::move(row));
-    all.recorded += outcome.recorded;
-    all.interrupted = outcome.interrupted;
-  }
-  out.run_finished(all.rows, {all.recorded, all.interrupted, records});
-  return exit_status(all);
+  out.run_started({jobs.size(), config.size_name(), std::string(to_string(s.device)),
+                   s.environment.value("device_kind", "?"), records, lanes.size(), devices.size()});
+  runner r(lanes.evaluators(), plan.writer, recorded, out,
+           plan.batch ? record_order::completion : record_order::selection);
+  const auto outcome = r.run(jobs, config);
+  out.run_finished(outcome.rows, {outcome.recorded, outcome.interrupted, records});
+  return exit_status(outcome);
 }
 
 }  // namespace
@@ -130,13 +157,21 @@ int run_command(const run_options& options) {
   const auto writer = open_records(options.flags);
   printer_list out;
   out.add(std::make_unique<progress_printer>(std::cout, true))
-      .add(std::make_unique<summary_printer>(std::cout, options.format, options.summary));
-  return evaluate({options.flags, options.selection, {}, writer.get(), writer->path().parent_path()}, out);
+      .add(std::make_unique<summary_printer>(std::cout, options.format, options.summary))
+      .add(std::make_unique<phase_totals_printer>(std::cout));
+  return evaluate({options.flags, options.selection, {}, nullptr, writer.get(), writer->path().parent_path()}, out);
 }
 
 int eval_command(const eval_options& options) {
   validate(options.flags);
+  if (options.batch.empty() == (options.task.empty() || options.candidates.empty()))
+    throw usage_error("eval: give --task with --candidate(s), or --batch FILE, not both");
   std::vector<std::string> paths;
+  detail::batch batch;
+  if (!options.batch.empty()) {
+    batch = detail::read_batch(options.batch);
+    for (const auto& r : batch.requests) paths.push_back(r.path);
+  }
   for (const auto& candidate : options.candidates) {
     if (!std::filesystem::is_regular_file(candidate))
       throw usage_error(fmt::format("candidate file not found: {}", candidate));
@@ -151,8 +186,13 @@ int eval_command(const eval_options& options) {
   out.add(std::make_unique<progress_printer>(std::cerr, false))
       .add(std::make_unique<summary_printer>(std::cerr, summary_format::table));
   // Without --out there is no folder for artifact files: they go inline.
-  return evaluate({options.flags, {{options.task}, std::nullopt, ""}, paths, writer.get(),
-                   options.flags.out.empty() ? std::filesystem::path{} : std::filesystem::path(options.flags.out)},
+  const std::filesystem::path artifacts_dir = options.flags.out.empty() ? "" : options.flags.out;
+  return evaluate({options.flags,
+                   {{options.task}, std::nullopt, ""},
+                   paths,
+                   options.batch.empty() ? nullptr : &batch.requests,
+                   writer.get(),
+                   artifacts_dir},
                   out);
 }
 

@@ -57,6 +57,14 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
              "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
              "records.jsonl, none skips the capture; the summary and Triton IR are always inline");
   cmd->add_flag("--pass-trail", flags.pass_trail, "also capture the Triton pass trail (TTIR -> TTGIR -> LLVM)");
+  cmd->add_option("--jobs,-j", flags.jobs,
+                  "evaluations at once, each in a lane of its own (reference, executor, tracer); timed series "
+                  "never overlap on a device (default 0: the host's cores less one)")
+      ->capture_default_str();
+  cmd->add_option("--gpus", flags.gpus,
+                  "the GPUs the lanes are spread over, round robin: all, or indices such as 0,1 (counted in "
+                  "CUDA_VISIBLE_DEVICES when it is set)")
+      ->capture_default_str();
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");
@@ -93,11 +101,12 @@ int main(int argc, char** argv) {
       "eval",
       "evaluate a candidate kernel file against a task; exit 0 correct, 1 fails a check, 2 usage error, "
       "3 harness error");
-  eval_cmd->add_option("--task", eval.task, "task name")->required();
-  eval_cmd
-      ->add_option("--candidate", eval.candidates,
-                   "Python file defining kernel(*inputs); repeat to evaluate several with one executor")
-      ->required();
+  eval_cmd->add_option("--task", eval.task, "task name (with --candidate/--candidates)");
+  eval_cmd->add_option("--candidate,--candidates", eval.candidates,
+                       "Python files defining kernel(*inputs), each evaluated against --task (in parallel lanes)");
+  eval_cmd->add_option("--batch", eval.batch,
+                       "JSONL of requests, one a line: {\"id\", \"task\", \"size\" (optional), \"source\" or "
+                       "\"path\"}; records come as each is done, with its id ('-': standard input)");
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 

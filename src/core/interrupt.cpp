@@ -19,6 +19,7 @@ void install_interrupt_handlers() {
 }
 
 bool interrupted() { return g_interrupted != 0; }
+void request_interrupt() { g_interrupted = 1; }
 void clear_interrupt() { g_interrupted = 0; }
 
 }  // namespace pallasbench

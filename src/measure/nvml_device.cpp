@@ -40,6 +40,8 @@ struct nvml_device::api {
   nvml_return (*utilization)(nvml_handle, nvml_utilization*) = nullptr;
   nvml_return (*processes)(nvml_handle, unsigned*, nvml_process_info*) = nullptr;
   nvml_return (*name)(nvml_handle, char*, unsigned) = nullptr;
+  nvml_return (*uuid)(nvml_handle, char*, unsigned) = nullptr;
+  nvml_return (*count)(unsigned*) = nullptr;
   bool initialised = false;
   ~api() {
     if (initialised && shutdown) shutdown();
@@ -62,7 +64,9 @@ std::unique_ptr<nvml_device> nvml_device::open(unsigned index, std::string& why,
                   resolve_symbol(a->library, "nvmlDeviceGetCurrentClocksEventReasons", a->clock_reasons) &&
                   resolve_symbol(a->library, "nvmlDeviceGetUtilizationRates", a->utilization) &&
                   resolve_symbol(a->library, "nvmlDeviceGetComputeRunningProcesses_v3", a->processes) &&
-                  resolve_symbol(a->library, "nvmlDeviceGetName", a->name);
+                  resolve_symbol(a->library, "nvmlDeviceGetName", a->name) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetUUID", a->uuid) &&
+                  resolve_symbol(a->library, "nvmlDeviceGetCount_v2", a->count);
   if (!ok) {
     why = fmt::format("{} lacks an NVML entry point: {}", library, dlerror());
     return nullptr;
@@ -130,6 +134,17 @@ std::string nvml_device::name() const {
   std::array<char, 96> text{};
   if (m_api->name(m_device, text.data(), static_cast<unsigned>(text.size())) != k_nvml_success) return {};
   return text.data();
+}
+
+std::string nvml_device::uuid() const {
+  std::array<char, 96> text{};
+  if (m_api->uuid(m_device, text.data(), static_cast<unsigned>(text.size())) != k_nvml_success) return {};
+  return text.data();
+}
+
+unsigned nvml_device::device_count() const {
+  unsigned count = 0;
+  return m_api->count(&count) == k_nvml_success ? count : 0;
 }
 
 unsigned nvml_index_of_cuda_device0() {

@@ -35,19 +35,37 @@ evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config c
       m_project_sha(std::move(project_sha)),
       m_run_id(std::move(run_id)) {}
 
+task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate, problem_size size) {
+  m_config.size = size;
+  return evaluate(task, candidate);
+}
+
 task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {
+  // Every instant until the result is returned counts in one phase: the checks unless a step
+  // below says otherwise.
+  m_clock.start(work_phase::checks);
   auto result = prepare(task, candidate);
   const auto task_dir = m_scratch.fresh(task.name);
   try {
     evidence kept;
     verify(result, task, candidate, kept);
-    if (result.status == task_status::ok) screen(result, task, kept);
+    if (result.status == task_status::ok) {
+      const auto filtering = m_clock.enter(work_phase::filters);
+      screen(result, task, kept);
+    }
     if (result.status == task_status::ok) collect_artifacts(result);
-    if (result.status == task_status::ok && m_timing.enabled) profile(result, task);
+    if (result.status == task_status::ok && m_timing.enabled) {
+      const auto timing = m_clock.enter(work_phase::timing);
+      profile(result, task);
+    }
   } catch (...) {
-    fail(result, std::current_exception());  // rethrows interrupted_error
+    fail(result, std::current_exception());  // rethrows interrupted_error (the scopes unwound)
   }
   finish(result, task_dir);
+  m_clock.stop();
+  result.phases = m_clock.to_json();
+  result.device_index = m_device->index;
+  result.device_uuid = m_device->uuid;
   return result;
 }
 
@@ -87,6 +105,7 @@ void evaluator::verify(task_result& result, const task_info& task, const candida
 void evaluator::collect_artifacts(task_result& result) {
   if (m_pending_artifacts.is_null()) return;
   m_phase = failure_phase::compile;
+  const auto collecting = m_clock.enter(work_phase::artifacts);
   json captured = std::move(m_pending_artifacts);
   m_pending_artifacts = nullptr;
   try {
@@ -128,6 +147,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
                                const protocol::reference_reply& reference) {
   const auto specs = reference.input_specs();
   const auto traced = trace(result, task, candidate, specs);
+  const auto compiling = m_clock.enter(work_phase::compile);
   m_phase = failure_phase::load;
   const auto t0 = std::chrono::steady_clock::now();
   const auto loaded =
@@ -148,6 +168,7 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
 protocol::trace_reply evaluator::trace(task_result& result, const task_info& task, const candidate_spec& candidate,
                                        const std::vector<protocol::input_spec>& inputs) {
   m_phase = failure_phase::trace;
+  const auto tracing = m_clock.enter(work_phase::trace);
   const bool user = candidate.kind == candidate_kind::user;
   // The harness sends the source the trusted reference process read: what the record holds is
   // what was traced, whatever the candidate says of its own __file__.
@@ -242,7 +263,10 @@ void evaluator::compile(task_result& result, const task_info& task) {
   m_phase = failure_phase::compile;
   protocol::compile_request request{m_artifacts.mode, m_artifacts.pass_trail, ""};
   if (m_artifacts.mode != artifact_mode::none) request.dir = m_scratch.fresh(task.name + "/compiler").string();
-  const auto reply = protocol::compile_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
+  const auto reply = [&] {
+    const auto lease = gpu_work();  // XLA may autotune on the device while it compiles
+    return protocol::compile_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
+  }();
   result.lower_s = reply.lower_s;
   result.compile_s = reply.compile_s;
   result.memory = reply.memory;

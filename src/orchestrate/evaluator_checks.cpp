@@ -23,6 +23,8 @@ protocol::reference_request evaluator::reference_request(const task_info& task, 
 
 protocol::reference_reply evaluator::make_reference(protocol::reference_request request) {
   m_phase = failure_phase::reference;
+  const auto making = m_clock.enter(work_phase::reference);
+  const auto lease = gpu_work();
   return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
 }
 
@@ -81,7 +83,10 @@ std::pair<npy_array, npy_array> evaluator::run_candidate(const protocol::referen
   m_phase = failure_phase::run;
   protocol::run_request request{reference_reply.input_paths(), {output.string()}};
   if (!second_output.empty()) request.outputs.push_back(second_output.string());
-  const auto reply = protocol::run_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
+  const auto reply = [&] {
+    const auto lease = gpu_work();
+    return protocol::run_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
+  }();
   // Checked before reading: a dtype .npy cannot describe (bfloat16 is stored as raw 2-byte
   // void) must read as the wrong dtype it is, not as a malformed file.
   const auto& produced = reply.outputs.empty() ? std::string("?") : reply.outputs.front().dtype;

@@ -101,6 +101,8 @@ void evaluator::profile(task_result& result, const task_info& task) {
   const json max_clock = m_environment.value(json::json_pointer("/gpu/device/sm_clock_max_mhz"), json(nullptr));
   if (max_clock.is_number()) timing.sm_clock_max_mhz = max_clock.get<double>();
   std::vector<std::vector<kernel_launch>> launches;
+  // No other lane's work runs on the device while the series are timed (device_token.hpp).
+  const auto alone = m_device->token.exclusive(&m_clock);
   // Alternate batches of kernel and reference samples, so drift hits both. The warm-up rule and
   // the stopping rule (C++, both) decide when each side is warm and when it has enough: the first
   // batch warms up and samples at once; its samples count only if the warm-up settled in it.

@@ -4,16 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/core/hash.hpp"
+
 #include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
 namespace {
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
 
 }  // namespace
 
@@ -31,7 +28,7 @@ std::string config_hash(const std::string& task, const std::string& candidate_sh
                               {"candidate_sha256", candidate_sha256},
                               {"config", config.to_json()},
                               {"schema_version", k_schema_version}};
-  return fmt::format("{:016x}", fnv1a(key.dump()));
+  return fmt::format("{:016x}", fnv1a_64(key.dump()));
 }
 
 }  // namespace pallasbench

@@ -1,6 +1,12 @@
 #include "pallasbench/orchestrate/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -8,51 +14,220 @@
 #include "pallasbench/orchestrate/task_record.hpp"
 
 namespace pallasbench {
+namespace {
+
+using nlohmann::json;
+using clock = std::chrono::steady_clock;
+
+// What became of a job a lane took.
+struct settled_job {
+  std::optional<json> record;  // evaluated
+  bool interrupted = false;    // abandoned on Ctrl-C (no record)
+  std::exception_ptr error;    // the harness itself failed (not a candidate's failure)
+  double seconds = 0;
+};
+
+// The jobs the lanes' threads take and settle, and the emitting thread waits on.
+class job_board {
+public:
+  explicit job_board(std::vector<std::size_t> pending) : m_pending(pending.begin(), pending.end()) {}
+
+  // The next job for a lane, in the jobs' order; none once all are taken or the run stops.
+  std::optional<std::size_t> take() {
+    const std::lock_guard lock(m_mutex);
+    if (m_stopped || m_pending.empty()) return std::nullopt;
+    const auto next = m_pending.front();
+    m_pending.pop_front();
+    ++m_in_flight;
+    return next;
+  }
+  // Hands a job's outcome over and waits until the emitting thread has dealt with it (written
+  // its record, when the order allows): with one lane, a record is on disk before the next job
+  // starts, as without lanes.
+  void settle(std::size_t index, settled_job job) {
+    std::unique_lock lock(m_mutex);
+    m_settled.emplace_back(index, std::move(job));
+    --m_in_flight;
+    const auto handed = m_collections;
+    m_changed.notify_all();
+    m_changed.wait(lock, [&] { return m_handled > handed; });
+  }
+  // The emitting thread is done with what it last collected.
+  void handled() {
+    {
+      const std::lock_guard lock(m_mutex);
+      m_handled = m_collections;
+    }
+    m_changed.notify_all();
+  }
+  // Lanes take no more jobs; those in flight still settle.
+  void stop() {
+    const std::lock_guard lock(m_mutex);
+    m_stopped = true;
+  }
+  // Waits at most `tick` (Ctrl-C is polled between ticks) for jobs settled since the last call.
+  std::vector<std::pair<std::size_t, settled_job>> collect(std::chrono::milliseconds tick) {
+    std::unique_lock lock(m_mutex);
+    m_changed.wait_for(lock, tick, [this] { return !m_settled.empty(); });
+    std::vector<std::pair<std::size_t, settled_job>> out(std::make_move_iterator(m_settled.begin()),
+                                                         std::make_move_iterator(m_settled.end()));
+    m_settled.clear();
+    ++m_collections;
+    return out;
+  }
+  [[nodiscard]] bool finished() const {
+    const std::lock_guard lock(m_mutex);
+    return m_in_flight == 0 && (m_stopped || m_pending.empty()) && m_settled.empty();
+  }
+
+private:
+  mutable std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::deque<std::size_t> m_pending;
+  std::vector<std::pair<std::size_t, settled_job>> m_settled;
+  std::size_t m_in_flight = 0;
+  std::size_t m_collections = 0, m_handled = 0;  // collect() calls, and how many were dealt with
+  bool m_stopped = false;
+};
+
+run_config at_size(run_config config, problem_size size) {
+  config.size = size;
+  return config;
+}
+
+// One lane's thread: jobs one after another until none is left or the run stops.
+void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::vector<evaluation_job>& jobs,
+               job_board& board) {
+  while (const auto index = board.take()) {
+    const auto& job = jobs[*index];
+    settled_job settled;
+    const auto start = clock::now();
+    try {
+      if (interrupted()) throw interrupted_error();
+      auto result = eval.evaluate(job.task, job.candidate, job.size);
+      result.wall_s = std::chrono::duration<double>(clock::now() - start).count();
+      result.lane = lane;
+      result.lanes = lanes;
+      result.request_id = job.request_id;
+      settled.record = to_record(result);
+    } catch (const interrupted_error&) {
+      settled.interrupted = true;
+    } catch (...) {
+      settled.error = std::current_exception();
+    }
+    settled.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    const bool stop = settled.interrupted || settled.error;
+    board.settle(*index, std::move(settled));
+    if (stop) break;
+  }
+}
+
+}  // namespace
 
 run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config) {
+  std::vector<evaluation_job> jobs;
+  for (const auto& task : tasks) jobs.push_back({task, candidate(task), config.size, ""});
+  return run(jobs, config);
+}
+
+run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_config& config) {
   run_outcome outcome;
-  const auto size = config.size_name();
-  std::size_t index = 0;
-  for (const auto& task : tasks) {
-    ++index;
-    const auto spec = candidate(task);
-    if (const auto it = m_recorded.find(config_hash(task.name, spec.sha256, config)); it != m_recorded.end()) {
-      auto row = summary_row::from_record(it->second);
-      row.recorded = true;
-      m_out.task_finished({index, tasks.size(), task_event::recorded_before, 0, task.name, size}, &row, &it->second);
-      ++outcome.recorded;
-      outcome.rows.push_back(std::move(row));
-      outcome.records.push_back(it->second);
-      continue;
+  const std::size_t total = jobs.size();
+  std::vector<const json*> recorded(total, nullptr);
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < total; ++i) {
+    const auto& job = jobs[i];
+    const auto key = config_hash(job.task.name, job.candidate.sha256, at_size(config, job.size));
+    if (const auto it = m_recorded.find(key); it != m_recorded.end())
+      recorded[i] = &it->second;
+    else
+      pending.push_back(i);
+  }
+
+  std::size_t told = 0;  // the progress line's position
+  const auto tell_recorded = [&](std::size_t i) {
+    auto row = summary_row::from_record(*recorded[i]);
+    row.recorded = true;
+    m_out.task_finished({++told, total, task_event::recorded_before, 0, jobs[i].task.name,
+                         std::string(to_string(jobs[i].size))},
+                        &row, recorded[i]);
+    ++outcome.recorded;
+    outcome.rows.push_back(std::move(row));
+    outcome.records.push_back(*recorded[i]);
+  };
+  std::exception_ptr failure;  // the first harness failure: rethrown once every lane stopped
+  const auto tell_settled = [&](std::size_t i, settled_job& job) {
+    const auto size = std::string(to_string(jobs[i].size));
+    if (job.error) {
+      if (!failure) failure = job.error;
+      return;
     }
-    if (interrupted()) {
+    if (job.interrupted) {
       outcome.interrupted = true;
-      break;
+      m_out.task_finished({++told, total, task_event::interrupted, 0, jobs[i].task.name, size}, nullptr, nullptr);
+      return;
     }
-    const auto start = std::chrono::steady_clock::now();
-    task_result result;
-    try {
-      result = m_eval.evaluate(task, spec);
-    } catch (const interrupted_error&) {
-      outcome.interrupted = true;
-      m_out.task_finished({index, tasks.size(), task_event::interrupted, 0, task.name, size}, nullptr, nullptr);
-      break;
-    }
-    auto record = to_record(result);
+    auto& record = *job.record;
     if (m_writer) {
       try {
         m_writer->append(record);
       } catch (const record_write_error& e) {
-        throw record_write_error(
-            fmt::format("task '{}' ({}): {}; stopping, as no later record could be kept", task.name, size, e.what()));
+        if (!failure)
+          failure = std::make_exception_ptr(record_write_error(fmt::format(
+              "task '{}' ({}): {}; stopping, as no later record could be kept", jobs[i].task.name, size, e.what())));
+        return;
       }
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto row = summary_row::from_record(record);
-    m_out.task_finished({index, tasks.size(), task_event::evaluated, seconds, task.name, size}, &row, &record);
+    m_out.task_finished({++told, total, task_event::evaluated, job.seconds, jobs[i].task.name, size}, &row, &record);
     outcome.rows.push_back(std::move(row));
     outcome.records.push_back(std::move(record));
+  };
+
+  if (m_order == record_order::completion)
+    for (std::size_t i = 0; i < total; ++i)
+      if (recorded[i]) tell_recorded(i);
+  job_board board(pending);
+  std::vector<std::optional<settled_job>> settled(total);
+  std::size_t next = 0;  // selection order: the next job to tell
+  const auto tell_in_order = [&] {
+    for (; next < total && (recorded[next] || settled[next]); ++next) {
+      if (recorded[next])
+        tell_recorded(next);
+      else
+        tell_settled(next, *settled[next]);
+    }
+  };
+  {
+    const std::size_t lanes = std::max<std::size_t>(1, std::min(m_lanes.size(), pending.size()));
+    std::vector<std::jthread> threads;
+    for (std::size_t lane = 0; lane < lanes && !pending.empty(); ++lane)
+      threads.emplace_back([&, lane] { lane_loop(*m_lanes[lane], lane, lanes, jobs, board); });
+    while (!board.finished()) {
+      for (auto& [i, job] : board.collect(std::chrono::milliseconds(100))) {
+        if (job.interrupted || job.error) board.stop();
+        if (m_order == record_order::completion)
+          tell_settled(i, job);
+        else
+          settled[i] = std::move(job);
+      }
+      if (m_order == record_order::selection) tell_in_order();
+      board.handled();
+      if (interrupted()) board.stop();
+      if (failure) {
+        board.stop();
+        request_interrupt();  // the lanes abandon their jobs: no later record could be kept
+      }
+    }
+  }  // every lane has stopped
+  if (m_order == record_order::selection) {
+    tell_in_order();
+    // After a stop, what finished beyond the first gap is kept too, in order.
+    for (; next < total; ++next)
+      if (settled[next]) tell_settled(next, *settled[next]);
   }
+  if (failure) std::rethrow_exception(failure);
+  if (interrupted()) outcome.interrupted = true;
   return outcome;
 }
 

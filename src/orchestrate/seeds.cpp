@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/core/hash.hpp"
+
 namespace pallasbench {
 namespace {
 
@@ -17,11 +19,6 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
 
 }  // namespace
 
@@ -48,7 +45,7 @@ seed_plan seed_plan::given(std::uint64_t seed) {
 seed_plan seed_plan::for_evaluation(const std::optional<std::uint64_t>& seed) { return seed ? given(*seed) : draw(); }
 
 std::uint64_t seed_plan::derive(std::string_view purpose, std::uint64_t index) const {
-  return mix(mix(m_seed ^ fnv1a(purpose)) + index) & k_max_seed;
+  return mix(mix(m_seed ^ fnv1a_64(purpose)) + index) & k_max_seed;
 }
 
 std::uint64_t seed_plan::check(int index) const { return derive("check", static_cast<std::uint64_t>(index)); }

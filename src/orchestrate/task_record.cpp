@@ -99,6 +99,20 @@ json model_at(const std::map<std::string, std::int64_t>& model, const std::strin
   return it == model.end() ? json(nullptr) : json(it->second);
 }
 
+// The evaluator's phases and the wall time they partition.
+json phases_json(const task_result& r) {
+  json phases = r.phases.is_object() ? r.phases : json::object();
+  phases["wall_s"] = optional_number(r.wall_s);
+  return phases;
+}
+
+json placement_json(const task_result& r) {
+  json gpu = nullptr;
+  if (r.config.device == device_kind::gpu)
+    gpu = {{"index", r.device_index}, {"uuid", r.device_uuid.empty() ? json(nullptr) : json(r.device_uuid)}};
+  return {{"lane", r.lane}, {"lanes", r.lanes}, {"gpu", gpu}};
+}
+
 }  // namespace
 
 json to_record(const task_result& r) {
@@ -160,6 +174,9 @@ json to_record(const task_result& r) {
       {"roofline", roofline_of(r)},
       {"flops", model_at(r.task.flops, size)},
       {"bytes", model_at(r.task.bytes, size)},
+      {"phases", phases_json(r)},
+      {"placement", placement_json(r)},
+      {"request_id", r.request_id.empty() ? json(nullptr) : json(r.request_id)},
   };
   record = arrow_stable(std::move(record));
   (void)bound_record(record);  // what it left out, `omitted` names

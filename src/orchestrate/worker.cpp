@@ -52,6 +52,10 @@ child_process::options process_options(const worker_options& o) {
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
       {"TF_CPP_MIN_LOG_LEVEL", "1"},
   };
+  if (!o.visible_devices.empty()) {
+    opts.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+    opts.env.emplace_back("CUDA_VISIBLE_DEVICES", o.visible_devices);
+  }
   if (o.device == device_choice::cpu) opts.env.emplace_back("JAX_PLATFORMS", "cpu");
   if (o.device == device_choice::gpu) opts.env.emplace_back("JAX_PLATFORMS", "cuda");
   // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).

@@ -45,11 +45,24 @@ worker_options worker_pool::role_options(worker_role role, bool suite) const {
 worker& worker_pool::reference() {
   if (!m_reference) {
     m_reference = std::make_unique<worker>(role_options(worker_role::reference));
+    m_reference_greeted = false;
+  }
+  if (!m_reference_greeted) {
     // The tracer's sandbox opens the interpreter's import folders only: ask the trusted side.
     for (const auto& p : m_reference->hello().value("python_paths", std::vector<std::string>{}))
-      m_options.python_paths.emplace_back(p);
+      if (std::find(m_options.python_paths.begin(), m_options.python_paths.end(), p) == m_options.python_paths.end())
+        m_options.python_paths.emplace_back(p);
+    m_reference_greeted = true;
   }
   return *m_reference;
+}
+
+void worker_pool::start_trusted() {
+  if (!m_reference) {
+    m_reference = std::make_unique<worker>(role_options(worker_role::reference));
+    m_reference_greeted = false;
+  }
+  (void)executor();
 }
 
 worker& worker_pool::executor() {

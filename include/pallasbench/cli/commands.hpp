@@ -50,6 +50,8 @@ struct evaluation_flags {
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
   bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
+  std::size_t jobs = 0;     // lanes evaluating at once; 0: the host's cores less one
+  std::string gpus = "all";  // the GPUs the lanes are spread over: "all" or indices "0,1"
 };
 
 struct list_options {
@@ -65,8 +67,9 @@ struct run_options {
 };
 
 struct eval_options {
-  std::string task;
-  std::vector<std::string> candidates;  // evaluated one after another, one tracer each, one executor for all
+  std::string task;                     // with candidates
+  std::vector<std::string> candidates;  // each against `task`, one tracer each, in parallel lanes
+  std::string batch;                    // or a JSONL file of requests {id, task, size, source | path}
   evaluation_flags flags;
   bool json = false;
 };

@@ -14,6 +14,8 @@ public:
 // Installs handlers for SIGINT, SIGTERM and SIGHUP (without SA_RESTART, so a blocking poll returns).
 void install_interrupt_handlers();
 [[nodiscard]] bool interrupted();
+// As if Ctrl-C arrived: every blocking wait gives up (a run stopping on a failure of its own).
+void request_interrupt();
 void clear_interrupt();  // for tests
 
 }  // namespace pallasbench

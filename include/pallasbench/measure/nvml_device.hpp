@@ -36,6 +36,10 @@ public:
   [[nodiscard]] std::optional<unsigned> utilization_pct() const;
   [[nodiscard]] std::vector<gpu_process> compute_processes() const;
   [[nodiscard]] std::string name() const;
+  // "GPU-xxxxxxxx-...", empty when NVML refuses.
+  [[nodiscard]] std::string uuid() const;
+  // How many devices NVML sees (all of the host's, whatever CUDA_VISIBLE_DEVICES says).
+  [[nodiscard]] unsigned device_count() const;
 
   struct api;
 

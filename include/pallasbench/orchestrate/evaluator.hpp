@@ -17,7 +17,9 @@
 #include "pallasbench/check/npy.hpp"
 #include "pallasbench/measure/stopping.hpp"
 #include "pallasbench/measure/timing_checks.hpp"
+#include "pallasbench/orchestrate/device_token.hpp"
 #include "pallasbench/orchestrate/paths.hpp"
+#include "pallasbench/orchestrate/phase_clock.hpp"
 #include "pallasbench/orchestrate/protocol.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/orchestrate/task_result.hpp"
@@ -64,10 +66,14 @@ public:
   evaluator(worker_pool& pool, const scratch_dir& scratch, run_config config, timing_options timing,
             nlohmann::json environment, std::optional<std::string> project_sha, std::string run_id);
   void set_artifacts(artifact_options options) { m_artifacts = std::move(options); }
+  // The device this evaluator's workers run on, shared with other lanes: its token orders their
+  // GPU work around timed series. Without one the evaluator has a device of its own.
+  void set_device(device_slot& device) { m_device = &device; }
 
   // Never throws for a candidate's or worker's failure (it becomes the result's status);
-  // rethrows interrupted_error so the caller can stop.
+  // rethrows interrupted_error so the caller can stop. `size` replaces the configuration's.
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
+  [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate, problem_size size);
 
 private:
   // What the checks keep for the robustness filters: each seed's (output, reference).
@@ -129,8 +135,14 @@ private:
                     std::span<const double> reference_us);
   [[nodiscard]] std::chrono::milliseconds timeout() const { return m_config.waits().command; }
 
+  // Leases of the device's token (device_token.hpp), their waits counted on m_clock.
+  [[nodiscard]] device_token::lease gpu_work() { return m_device->token.shared(&m_clock); }
+
   worker_pool& m_pool;
   const scratch_dir& m_scratch;
+  device_slot m_own_device;
+  device_slot* m_device = &m_own_device;
+  phase_clock m_clock;  // this evaluation's phases (the record's `phases`)
   run_config m_config;
   timing_options m_timing;
   artifact_options m_artifacts;

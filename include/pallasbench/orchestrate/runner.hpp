@@ -1,4 +1,4 @@
-// Running a list of tasks: progress, records, resume, Ctrl-C.
+// Running a list of evaluations over one or more lanes: progress, records, resume, Ctrl-C.
 #pragma once
 
 #include <functional>
@@ -21,26 +21,47 @@ struct run_outcome {
   bool interrupted = false;
 };
 
+// One evaluation a run asks for: a task, a candidate, a size (eval --batch names one per
+// request), and the request's id when a batch gave one.
+struct evaluation_job {
+  task_info task;
+  candidate_spec candidate;
+  problem_size size = problem_size::small;
+  std::string request_id;
+};
+
+// Records in the order the jobs were given whatever the number of lanes (run, eval), or each as
+// soon as it is done (eval --batch: every record carries its request's id).
+enum class record_order { selection, completion };
+
 class runner {
 public:
   using candidate_for = std::function<candidate_spec(const task_info&)>;
 
-  // `writer` may be null (nothing recorded on disk); `recorded` holds the records file's records
-  // by config hash (--resume): those tasks are not evaluated again, and their records count in
-  // the outcome (and the exit status) as they stand.
-  // `out` hears of each task as it finishes (progress lines, record lines: report/printer.hpp).
+  // `lanes`: evaluators with workers of their own, each evaluating one job at a time in a thread
+  // of its own. `writer` may be null (nothing recorded on disk); `recorded` holds the records
+  // file's records by config hash (--resume): those jobs are not evaluated again, and their
+  // records count in the outcome (and the exit status) as they stand. `out` hears of each job as
+  // it is emitted (progress lines, record lines: report/printer.hpp), always from the calling
+  // thread.
+  runner(std::vector<evaluator*> lanes, record_writer* writer, std::map<std::string, nlohmann::json> recorded,
+         printer& out, record_order order = record_order::selection)
+      : m_lanes(std::move(lanes)), m_writer(writer), m_recorded(std::move(recorded)), m_out(out), m_order(order) {}
   runner(evaluator& eval, record_writer* writer, std::map<std::string, nlohmann::json> recorded, printer& out)
-      : m_eval(eval), m_writer(writer), m_recorded(std::move(recorded)), m_out(out) {}
+      : runner(std::vector<evaluator*>{&eval}, writer, std::move(recorded), out) {}
 
-  // Evaluates each task in turn; each finished record is written before the next task starts.
-  // Ctrl-C stops after the task in flight is abandoned (it gets no record).
+  // Evaluates every job; each record is written as soon as the order allows, before it is told.
+  // Ctrl-C abandons the jobs in flight (they get no record); the lanes stop taking jobs.
+  run_outcome run(const std::vector<evaluation_job>& jobs, const run_config& config);
+  // Every task with the candidate `candidate` gives, at the configuration's size.
   run_outcome run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config);
 
 private:
-  evaluator& m_eval;
+  std::vector<evaluator*> m_lanes;
   record_writer* m_writer;
   std::map<std::string, nlohmann::json> m_recorded;
   printer& m_out;
+  record_order m_order;
 };
 
 }  // namespace pallasbench

@@ -65,6 +65,15 @@ struct task_result {
   std::optional<timing_result> timing;
   nlohmann::json environment = nlohmann::json::object();
   std::optional<std::string> project_sha;
+  // Where the time went (phase_clock.hpp: reference_s .. wait_s) and the evaluation's wall time
+  // as the runner measured it around the evaluator.
+  nlohmann::json phases = nlohmann::json::object();
+  std::optional<double> wall_s;
+  // Where it ran: the lane (of how many) and its device, as --gpus named it (GPU runs only).
+  std::size_t lane = 0, lanes = 1;
+  int device_index = 0;
+  std::string device_uuid;
+  std::string request_id;  // eval --batch: the request's id
 };
 
 }  // namespace pallasbench

@@ -76,6 +76,9 @@ struct worker_options {
   // GPU hidden (sandbox.hpp).
   std::optional<sandbox_policy> sandbox;
   std::vector<std::filesystem::path> python_paths;  // import folders a sandboxed process is given
+  // The trusted roles' CUDA_VISIBLE_DEVICES (with CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's order):
+  // the one GPU of their lane. Empty: the variable is left as it is.
+  std::string visible_devices;
 };
 
 class worker {

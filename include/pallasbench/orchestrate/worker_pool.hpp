@@ -24,7 +24,10 @@ public:
   // The sandboxed tracer of the suite's own kernels: the suite is one candidate, the project's
   // reviewed code, so its tasks share one tracer per run (docs/threat_model.md).
   worker& suite_tracer();
-  // Starts the executor and the tracer the run will need now, without waiting for greetings.
+  // Starts the reference and the executor without waiting for their greetings.
+  void start_trusted();
+  // Starts the executor and the tracer the run will need now (the reference's greeting is
+  // awaited: the tracer's sandbox needs its import folders).
   void prestart(candidate_kind kind);
   // While true, taking a user candidate's tracer starts the next one's: its JAX start overlaps
   // the evaluation of the one taken.
@@ -40,6 +43,7 @@ private:
 
   worker_options m_options;
   std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
+  bool m_reference_greeted = false;  // its import folders are in m_options
   bool m_keep_spare = false;
 };
 

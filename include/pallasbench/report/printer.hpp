@@ -3,6 +3,7 @@
 // per event, so that progress lines, summary tables and record lines can be combined freely.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <ostream>
@@ -18,6 +19,7 @@ namespace pallasbench {
 struct run_header {
   std::size_t tasks = 0;
   std::string size, device, device_kind, records;
+  std::size_t lanes = 1, devices = 1;  // evaluating at once, over how many devices
 };
 
 enum class task_event { evaluated, recorded_before, interrupted };
@@ -97,6 +99,23 @@ public:
 private:
   void do_task_finished(const task_progress& progress, const summary_row*, const nlohmann::json* record) override;
   std::ostream& m_out;
+};
+
+// Where the evaluated tasks' time went, summed over their records' `phases` once the run ends,
+// against the run's own wall time (lanes overlap, so the phases may sum to more).
+class phase_totals_printer final : public printer {
+public:
+  explicit phase_totals_printer(std::ostream& out) : m_out(out) {}
+
+private:
+  void do_run_started(const run_header& header) override;
+  void do_task_finished(const task_progress& progress, const summary_row*, const nlohmann::json* record) override;
+  void do_run_finished(const std::vector<summary_row>&, const run_totals&) override;
+  std::ostream& m_out;
+  nlohmann::json m_totals = nlohmann::json::object();  // phase -> seconds, in the records' key order
+  std::size_t m_tasks = 0, m_lanes = 1;
+  double m_evaluations_s = 0;                      // sum of the tasks' wall times
+  std::chrono::steady_clock::time_point m_start{};  // the run's
 };
 
 // Several printers as one, each told every event in the order they were added.

@@ -17,6 +17,7 @@ namespace pallasbench::detail {
 
 struct session {
   std::filesystem::path root;
+  worker_options options;  // what the session's pool was made with: more lanes' pools are too
   std::unique_ptr<worker_pool> pool;
   device_kind device = device_kind::cpu;
   nlohmann::json environment;
@@ -32,6 +33,7 @@ struct session_request {
   std::optional<candidate_kind> prestart;    // whose processes start at once
   std::int64_t max_source_bytes = k_default_max_source_bytes;
   double timeout_s = 300;
+  std::string visible_devices;  // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
 };
 
 [[nodiscard]] session open_session(const session_request& request);

@@ -1,0 +1,77 @@
+// Where an evaluation's wall time goes: every instant of it belongs to exactly one phase, so the
+// phases add up to the evaluation's wall time (the record's `phases`, `run`'s totals).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/core/enum_names.hpp"
+
+namespace pallasbench {
+
+// The record's `phases` keys, less the "_s".
+enum class work_phase { reference, trace, compile, checks, filters, artifacts, timing, wait };
+
+template <>
+struct enum_names<work_phase> {
+  static constexpr std::string_view what = "work phase";
+  static constexpr std::array entries{
+      std::pair{work_phase::reference, std::string_view("reference")},
+      std::pair{work_phase::trace, std::string_view("trace")},
+      std::pair{work_phase::compile, std::string_view("compile")},
+      std::pair{work_phase::checks, std::string_view("checks")},
+      std::pair{work_phase::filters, std::string_view("filters")},
+      std::pair{work_phase::artifacts, std::string_view("artifacts")},
+      std::pair{work_phase::timing, std::string_view("timing")},
+      std::pair{work_phase::wait, std::string_view("wait")},
+  };
+};
+
+inline constexpr std::size_t k_work_phases = enum_names<work_phase>::entries.size();
+
+// A partition of wall time: one phase runs at a time; entering a phase pauses the one it
+// interrupts (a scope), which resumes when the scope ends. Steady clock, host seconds.
+class phase_clock {
+public:
+  using clock = std::chrono::steady_clock;
+
+  // Clears the totals and starts counting in `base`.
+  void start(work_phase base);
+  // Stops counting (the totals stay); a later scope or start() counts again.
+  void stop();
+
+  class scope {
+  public:
+    scope(const scope&) = delete;
+    scope& operator=(const scope&) = delete;
+    ~scope();
+
+  private:
+    friend class phase_clock;
+    scope(phase_clock& owner, work_phase phase);
+    phase_clock& m_owner;
+    work_phase m_previous;
+    bool m_was_running;
+  };
+  // Counts in `phase` until the scope ends, then in the phase it interrupted.
+  [[nodiscard]] scope enter(work_phase phase) { return scope(*this, phase); }
+
+  [[nodiscard]] double seconds(work_phase phase) const;
+  [[nodiscard]] double total_seconds() const;
+  // {"reference_s": .., ..., "wait_s": ..}
+  [[nodiscard]] nlohmann::json to_json() const;
+
+private:
+  void switch_to(work_phase phase);
+  [[nodiscard]] clock::duration running_for() const;
+
+  std::array<clock::duration, k_work_phases> m_totals{};
+  work_phase m_current = work_phase::checks;
+  clock::time_point m_since{};
+  bool m_running = false;
+};
+
+}  // namespace pallasbench

@@ -1,0 +1,49 @@
+#include "pallasbench/orchestrate/lanes.hpp"
+
+#include <algorithm>
+
+namespace pallasbench {
+
+lane_set::lane_set(std::unique_ptr<worker_pool> first, const worker_options& options, std::deque<device_slot>& devices,
+                   std::size_t count, const evaluator_setup& setup) {
+  count = std::max<std::size_t>(count, 1);
+  for (std::size_t k = 0; k < count; ++k) {
+    auto& device = devices.at(k % devices.size());
+    lane l;
+    if (k == 0 && first) {
+      l.pool = std::move(first);
+    } else {
+      auto o = options;
+      o.visible_devices = device.visible;
+      l.pool = std::make_unique<worker_pool>(o);
+    }
+    l.scratch = std::make_unique<scratch_dir>();
+    l.eval = std::make_unique<evaluator>(*l.pool, *l.scratch, setup.config, setup.timing, setup.environment,
+                                         setup.project_sha, setup.run_id);
+    l.eval->set_artifacts(setup.artifacts);
+    l.eval->set_device(device);
+    m_lanes.push_back(std::move(l));
+  }
+}
+
+void lane_set::prestart(candidate_kind kind, bool spare_tracers) {
+  // Processes first, greetings after: every lane's JAX start runs at once.
+  for (auto& l : m_lanes) l.pool->start_trusted();
+  for (auto& l : m_lanes) {
+    l.pool->keep_spare_tracer(spare_tracers);
+    l.pool->prestart(kind);
+  }
+}
+
+std::vector<evaluator*> lane_set::evaluators() const {
+  std::vector<evaluator*> out;
+  for (const auto& l : m_lanes) out.push_back(l.eval.get());
+  return out;
+}
+
+std::size_t lane_count(std::size_t asked, std::size_t jobs, unsigned cores) {
+  const std::size_t wanted = asked > 0 ? asked : std::max(1U, cores > 1 ? cores - 1 : 1U);
+  return std::max<std::size_t>(1, std::min(wanted, jobs));
+}
+
+}  // namespace pallasbench
