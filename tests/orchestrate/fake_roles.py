@@ -22,7 +22,8 @@ output itself (the harness unlinks the reference output before any run).
 Other environment variables: FAKE_LOG, a file each request is appended to as a JSON line (role,
 pid, task, cmd, the request; for the reference, records_lines: how many lines FAKE_RECORDS holds
 then; for the executor's run, reference_visible: whether the reference output is still on disk);
-FAKE_KERNEL_US and FAKE_REFERENCE_US, the timing samples' value (default 100 and 200).
+FAKE_KERNEL_US and FAKE_REFERENCE_US, the timing samples' value (default 100 and 200). Each log
+line also says the process's CUDA_VISIBLE_DEVICES (`visible`) and when it was written (`t`).
 """
 import json
 import os
@@ -64,7 +65,8 @@ def log(task, req, **extra):
     path = os.environ.get("FAKE_LOG")
     if not path:
         return
-    line = json.dumps({"role": ROLE, "pid": os.getpid(), "task": task, "cmd": req.get("cmd"), "req": req} | extra)
+    line = json.dumps({"role": ROLE, "pid": os.getpid(), "task": task, "cmd": req.get("cmd"), "req": req,
+                       "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "t": time.time()} | extra)
     with open(path, "a") as f:
         f.write(line + "\n")
 

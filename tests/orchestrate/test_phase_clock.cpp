@@ -1,0 +1,69 @@
+// The phase clock partitions wall time: nested scopes pause the phase they interrupt, and the
+// phases add up to the time the clock ran.
+#include "pallasbench/orchestrate/phase_clock.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace pallasbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(PhaseClock, ScopesPartitionTheWallTime) {
+  phase_clock clock;
+  const auto t0 = phase_clock::clock::now();
+  clock.start(work_phase::checks);
+  std::this_thread::sleep_for(20ms);
+  {
+    const auto tracing = clock.enter(work_phase::trace);
+    std::this_thread::sleep_for(30ms);
+    {
+      const auto waiting = clock.enter(work_phase::wait);
+      std::this_thread::sleep_for(40ms);
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::this_thread::sleep_for(20ms);
+  clock.stop();
+  const double wall = std::chrono::duration<double>(phase_clock::clock::now() - t0).count();
+  EXPECT_NEAR(clock.seconds(work_phase::checks), 0.040, 0.015);
+  EXPECT_NEAR(clock.seconds(work_phase::trace), 0.040, 0.015);
+  EXPECT_NEAR(clock.seconds(work_phase::wait), 0.040, 0.015);
+  EXPECT_EQ(clock.seconds(work_phase::timing), 0.0);
+  EXPECT_LE(clock.total_seconds(), wall);
+  EXPECT_GT(clock.total_seconds(), 0.95 * wall);
+}
+
+TEST(PhaseClock, StartClearsAndJsonNamesEveryPhase) {
+  phase_clock clock;
+  clock.start(work_phase::timing);
+  std::this_thread::sleep_for(5ms);
+  clock.start(work_phase::reference);
+  clock.stop();
+  EXPECT_EQ(clock.seconds(work_phase::timing), 0.0);
+  const auto j = clock.to_json();
+  EXPECT_EQ(j.size(), k_work_phases);
+  for (const auto* key : {"reference_s", "trace_s", "compile_s", "checks_s", "filters_s", "artifacts_s", "timing_s",
+                          "wait_s"})
+    EXPECT_TRUE(j.contains(key)) << key;
+}
+
+TEST(PhaseClock, AStoppedClockCountsNothingUntilAScope) {
+  phase_clock clock;
+  clock.start(work_phase::checks);
+  clock.stop();
+  std::this_thread::sleep_for(20ms);
+  EXPECT_LT(clock.total_seconds(), 0.005);
+  {
+    const auto s = clock.enter(work_phase::filters);
+    std::this_thread::sleep_for(10ms);
+  }
+  std::this_thread::sleep_for(20ms);  // stopped again after the scope
+  EXPECT_NEAR(clock.total_seconds(), 0.010, 0.008);
+}
+
+}  // namespace
+}  // namespace pallasbench
