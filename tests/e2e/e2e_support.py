@@ -20,3 +20,24 @@ def harness_env():
 def run_cli(env, *args, timeout=300, **kwargs):
     return subprocess.run([str(BINARY), *map(str, args)], env=env, capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, **kwargs)
+
+
+# What legitimately differs between two evaluations of the same thing with the same --seed: ids,
+# the clock (compile and phase times, timing samples) and where it ran (lane, shard).
+VOLATILE = ("uuid", "run_id", "phases", "placement", "timing", "compile", "shard")
+VOLATILE_RESULT = ("wall_time_seconds", "jit_compile_time_seconds")
+
+
+def comparable(record: dict) -> dict:
+    """`record` without what differs between equal evaluations (VOLATILE)."""
+    out = {k: v for k, v in record.items() if k not in VOLATILE}
+    out["result"] = {k: v for k, v in record["result"].items() if k not in VOLATILE_RESULT}
+    out["trust"] = {k: v for k, v in record.get("trust", {}).items() if k != "phase_s"}
+    return out
+
+
+def phases_add_up(record: dict, within: float = 0.05) -> bool:
+    """The record's phases sum to its wall time, within `within` of it."""
+    phases = record["phases"]
+    total = sum(v for k, v in phases.items() if k != "wall_s")
+    return abs(total - phases["wall_s"]) <= within * phases["wall_s"]

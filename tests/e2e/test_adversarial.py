@@ -170,24 +170,21 @@ def accepted(case) -> bool:
 
 
 @pytest.fixture(scope="module")
-def records(env):
-    """Every case's record, from one `eval` per task of all its candidates: each candidate in a
-    tracer of its own, one executor and one reference process for the task's candidates. The
-    exit code is 0 exactly when every candidate of the task is correct and robust."""
-    by_task: dict[str, list] = {}
-    for case in CASES:
-        by_task.setdefault(case[1], []).append(case)
-    found = {}
-    for task, cases in by_task.items():
-        args = [arg for case in cases for arg in ("--candidate", ADVERSARIAL / case[0])]
-        result = run_cli(env, "eval", "--task", task, *args, "--device", "cpu", "--no-timing", "--json",
-                         timeout=1800)
-        lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-        assert len(lines) == len(cases), result.stderr
-        assert result.returncode == (0 if all(accepted(case) for case in cases) else 1), result.stderr
-        for case, record in zip(cases, lines):
-            assert Path(record["candidate"]["path"]).name == case[0]
-            found[case[0]] = record
+def records(env, tmp_path_factory):
+    """Every case's record, from one `eval --batch` of the whole corpus (one JSON line a case):
+    each candidate in a tracer of its own, the lanes' executors and reference processes serving
+    them all. The exit code is 1 (some candidates fail), and each record names its request."""
+    batch = tmp_path_factory.mktemp("corpus") / "requests.jsonl"
+    batch.write_text("".join(json.dumps({"id": case[0], "task": case[1], "path": str(ADVERSARIAL / case[0])}) + "\n"
+                             for case in CASES))
+    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--json", timeout=1800)
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) == len(CASES), result.stderr[-3000:]
+    assert result.returncode == 1, result.stderr[-3000:]
+    found = {record["request_id"]: record for record in lines}
+    assert set(found) == {case[0] for case in CASES}
+    for name, record in found.items():
+        assert Path(record["candidate"]["path"]).name == name
     return found
 
 

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from e2e_support import BINARY, ROOT, run_cli
+from e2e_support import BINARY, ROOT, comparable, phases_add_up, run_cli
+from pallasbench import record_schema
 
 TASKS = ["relu", "add", "exp", "log", "tanh", "sigmoid", "multiply", "maximum", "clamp", "elu"]
 
@@ -87,17 +88,54 @@ def test_report_merges_files_later_wins(env, tmp_path):
 EXPECTED_TASKS = {1: 38, 2: 23, 3: 8}
 
 
-@pytest.mark.parametrize("level", [1, 2, 3])
-def test_suite_level_passes_on_cpu(env, tmp_path, level):
-    """`run --level N --size small --device cpu`: every task of the level correct in interpret mode."""
+def level_run(env, out, level, *flags):
     result = run_cli(env, "run", "--level", level, "--size", "small", "--device", "cpu", "--no-timing",
-                     "--out", tmp_path, timeout=1800)
-    records = read_records(tmp_path / "records.jsonl")
+                     "--out", out, *flags, timeout=1800)
+    return result, read_records(out / "records.jsonl")
+
+
+@pytest.fixture(scope="module")
+def level1_two_lanes(env, tmp_path_factory):
+    """Level 1 in two lanes, with a given seed so that another run can be compared with it."""
+    return level_run(env, tmp_path_factory.mktemp("level1_jobs2"), 1, "--jobs", "2", "--seed", "7")
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_suite_level_passes_on_cpu(env, tmp_path, level, request):
+    """`run --level N --size small --device cpu`: every task of the level correct in interpret mode
+    (level 1 in two lanes)."""
+    if level == 1:
+        result, records = request.getfixturevalue("level1_two_lanes")
+    else:
+        result, records = level_run(env, tmp_path, level)
     failed = [(r["kernel_name"], r["status"], r.get("error", {}).get("message")) for r in records
               if r["status"] != "ok"]
     assert not failed, failed
     assert len(records) == EXPECTED_TASKS[level]
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_one_lane_and_two_give_the_same_records(env, tmp_path, level1_two_lanes):
+    """`run --level 1 --size small --jobs 2` and `--jobs 1` (one seed): the same records bar
+    times, ids and placement."""
+    two_result, two = level1_two_lanes
+    one_result, one = level_run(env, tmp_path, 1, "--jobs", "1", "--seed", "7")
+    assert one_result.returncode == two_result.returncode == 0, one_result.stdout[-2000:]
+    assert "1 lane(s)" in one_result.stdout and "2 lane(s)" in two_result.stdout
+    # Same order, same verdicts, same numbers: only ids, clocks and placement differ.
+    assert [r["kernel_name"] for r in one] == [r["kernel_name"] for r in two]
+    for a, b in zip(one, two):
+        assert comparable(a) == comparable(b), a["kernel_name"]
+    assert {r["placement"]["lane"] for r in two} == {0, 1}
+    assert all(r["placement"]["lanes"] == 2 for r in two)
+    # Each record's phases partition its evaluation's wall time; the run prints their totals.
+    schema = record_schema.load()
+    for record in one + two:
+        assert record_schema.check(record, schema) == [], record["kernel_name"]
+        assert phases_add_up(record), record["phases"]
+        assert record["phases"]["reference_s"] > 0 and record["phases"]["trace_s"] > 0
+    for result in (one_result, two_result):
+        assert "where the time went (38 task(s) evaluated): artifacts" in result.stdout, result.stdout[-1500:]
 
 
 def test_artifacts_graph_and_dot(env, tmp_path):
