@@ -47,9 +47,13 @@ def test_existing_records_need_resume(env, tmp_path):
     assert "--resume" in result.stderr
 
 
-def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path, jobs):
+    """Ctrl-C after the first record: the jobs in flight are abandoned (in every lane), what was
+    written stays, and --resume (in one lane) finishes the rest without a duplicate."""
     records = tmp_path / "records.jsonl"
-    proc = subprocess.Popen([str(BINARY), "run", *TASKS, "--device", "cpu", "--no-timing", "--out", str(tmp_path)],
+    proc = subprocess.Popen([str(BINARY), "run", *TASKS, "--device", "cpu", "--no-timing", "--jobs", jobs,
+                             "--out", str(tmp_path)],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and not (records.exists() and records.read_text().count("\n") >= 1):
@@ -61,7 +65,8 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path):
     if len(first) < len(TASKS):
         assert proc.returncode == 130, out
         assert "rerun with --resume" in out
-    resumed = run_cli(env, "run", *TASKS, "--device", "cpu", "--no-timing", "--out", tmp_path, "--resume")
+    resumed = run_cli(env, "run", *TASKS, "--device", "cpu", "--no-timing", "--out", tmp_path, "--resume",
+                      "--jobs", "1")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     final = read_records(records)
     names = [r["kernel_name"] for r in final]
