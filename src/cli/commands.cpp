@@ -16,6 +16,7 @@
 #include "pallasbench/orchestrate/runner.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/report/artifacts.hpp"
+#include "pallasbench/suite/shard.hpp"
 
 namespace pallasbench {
 namespace {
@@ -53,12 +54,25 @@ candidate_spec user_candidate(const json& facts, const std::string& path) {
           facts.value("refused", "")};
 }
 
+// --shard I/N: this shard's share of the selected tasks for one candidate (its sha256; empty:
+// each task's own kernel), in selection order; all of them unsharded. A share may be empty: that
+// is no error (a cluster's array task with nothing to do succeeds and writes no records.jsonl).
+std::vector<task_info> shard_filter(const std::vector<task_info>& tasks, const evaluation_flags& flags,
+                                    const std::string& candidate_sha256) {
+  if (!flags.shard) return tasks;
+  auto share = shard_share(tasks, *flags.shard, flags.size, candidate_sha256);
+  fmt::print(std::cerr, "shard {}: {} of the {} selected task(s){}\n", flags.shard->to_string(), share.size(),
+             tasks.size(), share.empty() ? " (nothing to do here: no records are written)" : "");
+  return share;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   auto s = detail::open_session({plan.flags.device, plan.candidate_files,
                                  suite ? candidate_kind::suite : candidate_kind::user, plan.flags.max_source_bytes,
                                  plan.flags.timeout_s});
-  const auto tasks = detail::select(s.tasks, plan.selection);
+  const auto selected = detail::select(s.tasks, plan.selection);
+  const auto tasks = suite ? shard_filter(selected, plan.flags, "") : selected;  // eval: per candidate, below
   const auto recorded = resumed(plan.flags, plan.writer);
   detail::describe_device(s, plan.flags);
   const auto config = detail::make_config(plan.flags, s.device);
@@ -79,7 +93,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
       s.pool->keep_spare_tracer(i + 1 < runs);  // the next candidate's tracer starts meanwhile
     }
     auto outcome = r.run(
-        tasks,
+        spec ? shard_filter(tasks, plan.flags, spec->sha256) : tasks,
         [&](const task_info& t) {
           if (spec) return *spec;
           candidate_spec own;  // the task's own kernel (candidate_kind::suite)

@@ -4,18 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/core/fnv1a.hpp"
 #include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
-namespace {
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-}  // namespace
 
 timeouts timeouts::from_seconds(double seconds) {
   const auto wait = std::chrono::milliseconds(static_cast<long>(seconds * 1000));

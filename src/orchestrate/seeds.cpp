@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/core/fnv1a.hpp"
+
 namespace pallasbench {
 namespace {
 
@@ -15,12 +17,6 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
 }
 
 }  // namespace

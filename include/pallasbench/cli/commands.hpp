@@ -50,6 +50,7 @@ struct evaluation_flags {
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
   bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
+  std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
 };
 
 struct list_options {
@@ -77,6 +78,12 @@ struct report_options {
   summary_options summary;
 };
 
+// `merge OUT DIR...`: the shards' records (and artifact files) unioned into OUT/records.jsonl.
+struct merge_options {
+  std::string out;
+  std::vector<std::string> inputs;  // folders holding records.jsonl (or records files themselves)
+};
+
 struct artifacts_options {
   std::string task;
   problem_size size = problem_size::small;
@@ -89,5 +96,6 @@ int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);
 int report_command(const report_options& options);
+int merge_command(const merge_options& options);
 
 }  // namespace pallasbench
