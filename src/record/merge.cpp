@@ -176,12 +176,8 @@ std::size_t size_rank(const json& record) {
 
 auto order_key(const json& r) {
   const auto candidate = r.value("candidate", json::object());
-  return std::tuple{r.value("level", 0),
-                    text_of(r, "kernel_name"),
-                    size_rank(r),
-                    text_of(candidate, "path"),
-                    text_of(candidate, "sha256"),
-                    text_of(r, "config_hash"),
+  return std::tuple{r.value("level", 0),        text_of(r, "kernel_name"),    size_rank(r),
+                    text_of(candidate, "path"), text_of(candidate, "sha256"), text_of(r, "config_hash"),
                     text_of(r, "uuid")};
 }
 
@@ -194,18 +190,20 @@ merge_result merge_records(const fs::path& out_dir, const std::vector<fs::path>&
   // Never mixed into earlier records: a merge that ran before would otherwise be duplicated or
   // half-replaced. An empty file (a merge of nothing, a run that wrote nothing) is no loss.
   if (fs::exists(out_file) && (!fs::is_regular_file(out_file) || fs::file_size(out_file) > 0))
-    throw merge_error(fmt::format("{} exists and holds records: merge writes a fresh file; choose another OUT or "
-                                  "remove it",
-                                  out_file.string()));
+    throw merge_error(
+        fmt::format("{} exists and holds records: merge writes a fresh file; choose another OUT or "
+                    "remove it",
+                    out_file.string()));
   merge_result result;
   auto records = collect(inputs, warnings, result);
-  std::stable_sort(records.begin(), records.end(),
-                   [](const sourced_record& a, const sourced_record& b) { return merge_order_less(a.record, b.record); });
+  std::stable_sort(records.begin(), records.end(), [](const sourced_record& a, const sourced_record& b) {
+    return merge_order_less(a.record, b.record);
+  });
   warn_missing_shards(records, warnings);
   const auto copies = artifact_copies(records, out_dir, warnings);
   if (records.empty()) return result;
   fs::create_directories(out_dir);
-  record_writer writer(out_file);  // its lock first: a second merge into OUT stops here
+  record_writer writer(out_file);   // its lock first: a second merge into OUT stops here
   if (fs::file_size(out_file) > 0)  // written while we read, before we held the lock
     throw merge_error(fmt::format("{} was written meanwhile: merge writes a fresh file", out_file.string()));
   // The files before the records: a record never names a file that is not there yet.

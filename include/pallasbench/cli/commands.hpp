@@ -49,7 +49,7 @@ struct evaluation_flags {
   double max_noise = stdrel_options{}.max_noise;  // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
-  bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
+  bool pass_trail = false;          // also the Triton pass trail (megabytes per kernel)
   std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
 };
 

@@ -42,7 +42,7 @@ public:
 
   [[nodiscard]] int index() const { return m_index; }
   [[nodiscard]] int count() const { return m_count; }
-  [[nodiscard]] std::string to_string() const;  // "I/N"
+  [[nodiscard]] std::string to_string() const;   // "I/N"
   [[nodiscard]] nlohmann::json to_json() const;  // {"index": I, "count": N}: the record's `shard`
 
   friend bool operator==(const shard_spec&, const shard_spec&) = default;
