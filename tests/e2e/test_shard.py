@@ -1,6 +1,7 @@
 """`run --shard I/N` and `merge` end to end on the CPU: the shards of a run, merged, say what the
 unsharded run says, in its order, and resume it; conflicts and missing shards are told."""
 import json
+import re
 import subprocess
 import sys
 
@@ -130,3 +131,17 @@ def test_bad_shard_and_an_output_holding_records_are_usage_errors(env, runs, tmp
     occupied = run_cli(env, "merge", base / "all", *shard_dirs(base))
     assert occupied.returncode == 2
     assert "exists and holds records" in occupied.stderr
+
+
+@pytest.mark.parametrize("script", ["suite_array.sbatch", "merge.sbatch"])
+def test_cluster_scripts_are_bash_and_use_only_real_flags(env, script):
+    path = ROOT / "bench" / "cluster" / script
+    syntax = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+    calls = [line for line in path.read_text().splitlines() if line.lstrip().startswith("build/pallasbench ")]
+    assert calls, "the script runs pallasbench"
+    for line in calls:
+        command = line.split()[1]
+        help_text = run_cli(env, command, "--help").stdout
+        for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", line):
+            assert flag in help_text, f"{script}: `pallasbench {command}` has no {flag}"
