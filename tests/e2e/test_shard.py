@@ -1,21 +1,36 @@
 """`run --shard I/N` and `merge` end to end on the CPU: the shards of a run, merged, say what the
 unsharded run says, in its order, and resume it; conflicts and missing shards are told."""
+import hashlib
 import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from e2e_support import BINARY, ROOT, run_cli
+from e2e_support import BINARY, CANDIDATES, ROOT, run_cli
 
 sys.path.insert(0, str(ROOT / "python"))
 from pallasbench import record_schema  # noqa: E402
 from pallasbench.records_compare import differences  # noqa: E402
 
-TASKS = ["relu", "add", "exp", "tanh", "sigmoid"]
+TASKS = ["relu", "add", "exp", "tanh", "sigmoid"]  # each outputs float32
 FLAGS = ["--size", "small", "--device", "cpu", "--no-timing", "--seed", "7"]
 N = 3
+EVAL_CANDIDATES = ["relu_good.py", "relu_prints.py", "relu_latin1.py"]
+
+
+def shard_of(task, candidate_file, count, size="small", dtype="float32"):
+    """docs/cluster.md's rule, written again: FNV-1a 64 (the project's offset basis) of the work
+    item's canonical JSON, its high 32 bits scaled to 0..count-1; 1-based."""
+    sha = hashlib.sha256(candidate_file.read_bytes()).hexdigest()
+    text = json.dumps({"candidate_sha256": sha, "dtype": dtype, "size": size, "task": task}, sort_keys=True,
+                      separators=(",", ":"))
+    h = 1469598103934665603
+    for byte in text.encode():
+        h = ((h ^ byte) * 1099511628211) % 2**64
+    return ((h >> 32) * count >> 32) + 1
 
 
 def lines_of(path):
@@ -30,13 +45,16 @@ def records_of(path):
 def runs(env, tmp_path_factory):
     """The unsharded run and its N shards, started together (each mostly waits for JAX to start)."""
     base = tmp_path_factory.mktemp("shards")
-    jobs = {"all": []} | {f"shard-{i}": ["--shard", f"{i}/{N}"] for i in range(1, N + 1)}
-    procs = {name: subprocess.Popen([str(BINARY), "run", *TASKS, *FLAGS, *extra, "--out", str(base / name)], env=env,
-                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for name, extra in jobs.items()}
+    jobs = {"all": ["run", *TASKS]} | {f"shard-{i}": ["run", *TASKS, "--shard", f"{i}/{N}"] for i in range(1, N + 1)}
+    # eval spreads candidates: each falls to a shard by its own hash.
+    candidates = [a for c in EVAL_CANDIDATES for a in ("--candidate", str(CANDIDATES / c))]
+    jobs["eval"] = ["eval", "--task", "relu", *candidates, "--shard", "1/2"]
+    procs = {name: subprocess.Popen([str(BINARY), *args, *FLAGS, "--out", str(base / name)], env=env, cwd=ROOT,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name, args in jobs.items()}
     done = {name: (p.communicate(timeout=300), p.returncode) for name, p in procs.items()}
     for name, ((out, err), code) in done.items():
-        assert code == 0, f"{name}: {out}{err}"
+        assert code in ((0, 1) if name == "eval" else (0,)), f"{name}: {out}{err}"  # eval: a candidate may fail
     return base, {name: err for name, ((_, err), _) in done.items()}
 
 
@@ -56,11 +74,22 @@ def test_each_shard_runs_its_share(runs):
             assert not (folder / "records.jsonl").exists()
         for r in records:
             assert r["shard"] == {"index": i, "count": N}
+            assert shard_of(r["kernel_name"], ROOT / r["candidate"]["path"], N) == i
             assert r["config_hash"] == unsharded[r["kernel_name"]]["config_hash"]  # not part of the key
             assert record_schema.check(r, schema) == []
             seen.append(r["kernel_name"])
     assert sorted(seen) == sorted(TASKS)  # every task in exactly one shard
     assert all("shard" not in r for r in unsharded.values())
+
+
+def test_eval_shards_each_candidate_by_its_hash(runs):
+    base, stderr = runs
+    expected = [c for c in EVAL_CANDIDATES if shard_of("relu", CANDIDATES / c, 2) == 1]
+    records = records_of(base / "eval" / "records.jsonl")
+    assert sorted(Path(r["candidate"]["path"]).name for r in records) == sorted(expected)
+    assert all(r["shard"] == {"index": 1, "count": 2} for r in records)
+    assert stderr["eval"].count("shard 1/2: 1 of the 1 selected task(s)") == len(expected)
+    assert stderr["eval"].count("shard 1/2: 0 of the 1 selected task(s)") == len(EVAL_CANDIDATES) - len(expected)
 
 
 def test_merged_shards_equal_the_unsharded_run_and_resume_it(env, runs, tmp_path):
