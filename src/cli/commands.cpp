@@ -66,6 +66,26 @@ std::vector<task_info> shard_filter(const std::vector<task_info>& tasks, const e
   return share;
 }
 
+// One run of the runner: a user candidate (none: the suite's own kernels) over its tasks.
+struct candidate_run {
+  std::optional<candidate_spec> spec;
+  std::vector<task_info> tasks;
+};
+
+// The suite's run over `tasks` (sharded already), or each user candidate over its own share of
+// them: a candidate with none is left out, so no tracer is started for it.
+std::vector<candidate_run> candidate_runs(const evaluation_plan& plan, const json& candidates,
+                                          const std::vector<task_info>& tasks) {
+  if (plan.candidate_files.empty()) return {{std::nullopt, tasks}};
+  std::vector<candidate_run> runs;
+  for (const auto& file : plan.candidate_files) {
+    auto spec = user_candidate(candidates.value(file, json::object()), file);
+    auto share = shard_filter(tasks, plan.flags, spec.sha256);
+    if (!share.empty()) runs.push_back({std::move(spec), std::move(share)});
+  }
+  return runs;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   auto s = detail::open_session({plan.flags.device, plan.candidate_files,
@@ -85,15 +105,12 @@ int evaluate(const evaluation_plan& plan, printer& out) {
                    s.environment.value("device_kind", "?"), records});
   runner r(eval, plan.writer, recorded, out);
   run_outcome all;
-  const std::size_t runs = suite ? 1 : plan.candidate_files.size();
-  for (std::size_t i = 0; i < runs && !all.interrupted; ++i) {
-    std::optional<candidate_spec> spec;
-    if (!suite) {
-      spec = user_candidate(s.candidates.value(plan.candidate_files[i], json::object()), plan.candidate_files[i]);
-      s.pool->keep_spare_tracer(i + 1 < runs);  // the next candidate's tracer starts meanwhile
-    }
+  const auto runs = candidate_runs(plan, s.candidates, tasks);
+  for (std::size_t i = 0; i < runs.size() && !all.interrupted; ++i) {
+    const auto& spec = runs[i].spec;
+    if (spec) s.pool->keep_spare_tracer(i + 1 < runs.size());  // the next candidate's tracer starts meanwhile
     auto outcome = r.run(
-        spec ? shard_filter(tasks, plan.flags, spec->sha256) : tasks,
+        runs[i].tasks,
         [&](const task_info& t) {
           if (spec) return *spec;
           candidate_spec own;  // the task's own kernel (candidate_kind::suite)
