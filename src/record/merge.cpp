@@ -63,6 +63,9 @@ std::vector<sourced_record> collect(const std::vector<fs::path>& inputs, std::os
                  input.string(), k_records_file);
       continue;
     }
+    if (const auto holder = flock_holder(file))  // a shard still running (seen on this machine only)
+      fmt::print(warnings, "warning: {} is being written by process {}: what it writes from now on is not merged\n",
+                 file.string(), *holder);
     std::vector<json> records;
     try {
       records = read_records(file, &warnings);  // a cut last line is skipped with a warning

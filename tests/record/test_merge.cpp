@@ -1,7 +1,11 @@
 #include "pallasbench/record/merge.hpp"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -150,6 +154,16 @@ TEST(Merge, AMissingShardIsWarnedAbout) {
   EXPECT_NE(text.find((dir / "s2").string() + ": no records.jsonl"), std::string::npos) << text;
   EXPECT_NE(text.find("shards 1/3 and 3/3 merged; 2/3 missing"), std::string::npos) << text;
   EXPECT_NE(text.find("shard 2/2 merged; 1/2 missing"), std::string::npos) << text;
+}
+
+TEST(Merge, ARecordsFileStillBeingWrittenIsWarnedAbout) {
+  testing::temp_dir dir;
+  record_writer running(dir / "s1" / "records.jsonl");
+  running.append(shard_record("relu", 1, "small", std::nullopt, "u1"));
+  std::ostringstream warnings;
+  EXPECT_EQ(merge_records(dir / "out", {dir / "s1"}, warnings).records, 1u);
+  EXPECT_NE(warnings.str().find(fmt::format("is being written by process {}", ::getpid())), std::string::npos)
+      << warnings.str();
 }
 
 TEST(Merge, AllShardsPresentWarnNothing) {
