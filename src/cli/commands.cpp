@@ -20,6 +20,7 @@
 #include "pallasbench/orchestrate/runner.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/report/artifacts.hpp"
+#include "pallasbench/suite/shard.hpp"
 
 namespace pallasbench {
 namespace {
@@ -91,6 +92,21 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
   return jobs;
 }
 
+// --shard I/N: this shard's share of the jobs, each (task, size, dtype, candidate) falling to one
+// shard by its hash (suite/shard.hpp), in their order; all of them unsharded. A share may be
+// empty: that is no error (a cluster's array task with nothing to do succeeds and writes no
+// records.jsonl).
+std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const evaluation_flags& flags) {
+  if (!flags.shard) return jobs;
+  const auto all = jobs.size();
+  std::erase_if(jobs, [&](const evaluation_job& job) {
+    return !flags.shard->contains(work_item::of(job.task, job.size, job.candidate.sha256));
+  });
+  fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(),
+             all, jobs.empty() ? " (nothing to do here: no records are written)" : "");
+  return jobs;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
@@ -98,7 +114,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   auto s = detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
                                  plan.flags.timeout_s, devices.front().visible});
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
-  const auto jobs = make_jobs(plan, s);
+  const auto jobs = shard_filter(make_jobs(plan, s), plan.flags);
   const auto recorded = resumed(plan.flags, plan.writer);
   detail::describe_device(s, plan.flags);
   const auto config = detail::make_config(plan.flags, s.device);
@@ -111,7 +127,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   lane_set lanes(std::move(s.pool), s.options, devices,
                  lane_count(plan.flags.jobs, jobs.size(), std::thread::hardware_concurrency()), setup);
   // More user candidates than lanes: each lane starts its next tracer while it evaluates.
-  lanes.prestart(kind, !suite && jobs.size() > lanes.size());
+  if (!jobs.empty()) lanes.prestart(kind, !suite && jobs.size() > lanes.size());
   const std::string records = plan.writer ? plan.writer->path().string() : "";
   out.run_started({jobs.size(), config.size_name(), std::string(to_string(s.device)),
                    s.environment.value("device_kind", "?"), records, lanes.size(), devices.size()});

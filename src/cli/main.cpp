@@ -65,6 +65,18 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "the GPUs the lanes are spread over, round robin: all, or indices such as 0,1 (counted in "
                   "CUDA_VISIBLE_DEVICES when it is set)")
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--shard",
+         [&flags](const std::string& text) {
+           try {
+             flags.shard = pallasbench::shard_spec::parse(text);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError(fmt::format("--shard {}", e.what()));
+           }
+         },
+         "evaluate only shard I of N (1 <= I <= N) of the work: each (task, size, dtype, candidate) falls to one "
+         "shard by its hash; records say which (`shard`). `pallasbench merge` unions the shards (docs/cluster.md)")
+      ->type_name("I/N");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");
@@ -126,6 +138,14 @@ int main(int argc, char** argv) {
   add_choice(report_cmd, "--format", report.format, "table or markdown");
   add_show_compiler(report_cmd, report.summary);
 
+  pallasbench::merge_options merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "union the records of shard outputs (run/eval --shard I/N) into OUT/records.jsonl, in the order one "
+      "unsharded run writes them, copying their artifact files; exit 2 on conflicting records");
+  merge_cmd->add_option("out", merge.out, "output folder (its records.jsonl must be absent or empty)")->required();
+  merge_cmd->add_option("inputs", merge.inputs, "folders holding records.jsonl (or records files)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,6 +157,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return pallasbench::run_command(run);
     if (*eval_cmd) return pallasbench::eval_command(eval);
     if (*report_cmd) return pallasbench::report_command(report);
+    if (*merge_cmd) return pallasbench::merge_command(merge);
     if (*artifacts_cmd) return pallasbench::artifacts_command(artifacts);
   } catch (const pallasbench::usage_error& e) {
     fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());

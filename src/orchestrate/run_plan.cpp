@@ -4,15 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/core/hash.hpp"
-
+#include "pallasbench/core/fnv1a.hpp"
 #include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
-namespace {
-
-
-}  // namespace
 
 timeouts timeouts::from_seconds(double seconds) {
   const auto wait = std::chrono::milliseconds(static_cast<long>(seconds * 1000));
@@ -28,7 +23,7 @@ std::string config_hash(const std::string& task, const std::string& candidate_sh
                               {"candidate_sha256", candidate_sha256},
                               {"config", config.to_json()},
                               {"schema_version", k_schema_version}};
-  return fmt::format("{:016x}", fnv1a_64(key.dump()));
+  return fmt::format("{:016x}", fnv1a(key.dump()));
 }
 
 }  // namespace pallasbench

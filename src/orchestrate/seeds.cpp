@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "pallasbench/core/hash.hpp"
+#include "pallasbench/core/fnv1a.hpp"
 
 namespace pallasbench {
 namespace {
@@ -18,7 +18,6 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-
 
 }  // namespace
 
@@ -45,7 +44,7 @@ seed_plan seed_plan::given(std::uint64_t seed) {
 seed_plan seed_plan::for_evaluation(const std::optional<std::uint64_t>& seed) { return seed ? given(*seed) : draw(); }
 
 std::uint64_t seed_plan::derive(std::string_view purpose, std::uint64_t index) const {
-  return mix(mix(m_seed ^ fnv1a_64(purpose)) + index) & k_max_seed;
+  return mix(mix(m_seed ^ fnv1a(purpose)) + index) & k_max_seed;
 }
 
 std::uint64_t seed_plan::check(int index) const { return derive("check", static_cast<std::uint64_t>(index)); }

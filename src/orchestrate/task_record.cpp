@@ -153,6 +153,7 @@ json to_record(const task_result& r) {
       // Beyond both
       {"size", size},
       {"config", r.config.to_json()},
+      {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
       {"candidate", {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
       {"task_sha256", r.task.sha256},
       {"inputs", shapes_json(r)},

@@ -22,20 +22,6 @@ def run_cli(env, *args, timeout=300, **kwargs):
                           timeout=timeout, cwd=ROOT, **kwargs)
 
 
-# What legitimately differs between two evaluations of the same thing with the same --seed: ids,
-# the clock (compile and phase times, timing samples) and where it ran (lane, shard).
-VOLATILE = ("uuid", "run_id", "phases", "placement", "timing", "compile", "shard")
-VOLATILE_RESULT = ("wall_time_seconds", "jit_compile_time_seconds")
-
-
-def comparable(record: dict) -> dict:
-    """`record` without what differs between equal evaluations (VOLATILE)."""
-    out = {k: v for k, v in record.items() if k not in VOLATILE}
-    out["result"] = {k: v for k, v in record["result"].items() if k not in VOLATILE_RESULT}
-    out["trust"] = {k: v for k, v in record.get("trust", {}).items() if k != "phase_s"}
-    return out
-
-
 def phases_add_up(record: dict, within: float = 0.05) -> bool:
     """The record's phases sum to its wall time, within `within` of it."""
     phases = record["phases"]

@@ -197,5 +197,17 @@ TEST(TaskRecord, ConfigHashIsStableAndSensitive) {
   EXPECT_NE(config_hash("relu", "abc", a), config_hash("add", "abc", a));
 }
 
+TEST(TaskRecord, ShardIsRecordedButIsNoPartOfTheResumeKey) {
+  auto r = sample_result();
+  const auto unsharded = to_record(r);
+  EXPECT_FALSE(unsharded.contains("shard"));  // no field is ever null (docs/record_schema.md)
+  r.config.shard = shard_spec(2, 3);
+  const auto sharded = to_record(r);
+  EXPECT_EQ(sharded["shard"], (nlohmann::json{{"index", 2}, {"count", 3}}));
+  // The merged records of all shards must resume the unsharded run.
+  EXPECT_EQ(sharded["config_hash"], unsharded["config_hash"]);
+  EXPECT_EQ(sharded["config"], unsharded["config"]);
+}
+
 }  // namespace
 }  // namespace pallasbench

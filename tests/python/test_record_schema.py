@@ -1,5 +1,5 @@
-"""The record's one schema: every fixture record (CPU and H200, ok and failed) conforms to
-docs/record_schema.json, and any mix of records files loads as one dataset."""
+"""The record's one schema: every fixture record (CPU and H200, ok and failed, one of a shard)
+conforms to docs/record_schema.json, and any mix of records files loads as one dataset."""
 import itertools
 import json
 import os
@@ -25,6 +25,7 @@ def test_fixtures_mix_what_the_schema_must_hold():
     assert {"ok", "incorrect", "compile_error", "crashed", "timeout"} <= statuses, statuses
     assert {r["config"]["device"] for r in ALL} == {"cpu", "gpu"}
     assert any("timing" in r for r in ALL) and any("timing" not in r for r in ALL)
+    assert any("shard" in r for r in ALL) and any("shard" not in r for r in ALL)  # run --shard I/N
     assert all(r["schema_version"] == 2 for r in ALL)
 
 
@@ -78,6 +79,7 @@ def test_any_mix_of_files_loads_with_the_schemas_features(order, offline_cache):
     assert ds.num_rows == len(expected)
     assert ds["status"] == [r["status"] for r in expected]
     assert ds["config_hash"] == [r["config_hash"] for r in expected]
+    assert ds["shard"] == [r.get("shard") for r in expected]
 
 
 def test_one_file_of_every_kind_loads_without_features(tmp_path, offline_cache):

@@ -31,5 +31,12 @@ TEST(ArrowStable, OtherObjectsAreKept) {
   EXPECT_EQ(arrow_stable(record), record);
 }
 
+TEST(ArrowStable, ShardIsAStructOfIntsOrLeftOut) {
+  // Unsharded records leave `shard` out rather than null; sharded ones keep it as it is.
+  EXPECT_EQ(arrow_stable({{"shard", nullptr}, {"size", "small"}}), (json{{"size", "small"}}));
+  const json sharded = {{"shard", {{"index", 2}, {"count", 8}}}};
+  EXPECT_EQ(arrow_stable(sharded), sharded);
+}
+
 }  // namespace
 }  // namespace pallasbench

@@ -49,9 +49,10 @@ struct evaluation_flags {
   double max_noise = stdrel_options{}.max_noise;  // relative noise (stdev / mean) that ends sampling
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
-  bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
-  std::size_t jobs = 0;     // lanes evaluating at once; 0: the host's cores less one
-  std::string gpus = "all";  // the GPUs the lanes are spread over: "all" or indices "0,1"
+  bool pass_trail = false;           // also the Triton pass trail (megabytes per kernel)
+  std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
+  std::size_t jobs = 0;             // lanes evaluating at once; 0: the host's cores less one
+  std::string gpus = "all";         // the GPUs the lanes are spread over: "all" or indices "0,1"
 };
 
 struct list_options {
@@ -80,6 +81,12 @@ struct report_options {
   summary_options summary;
 };
 
+// `merge OUT DIR...`: the shards' records (and artifact files) unioned into OUT/records.jsonl.
+struct merge_options {
+  std::string out;
+  std::vector<std::string> inputs;  // folders holding records.jsonl (or records files themselves)
+};
+
 struct artifacts_options {
   std::string task;
   problem_size size = problem_size::small;
@@ -92,5 +99,6 @@ int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);
 int report_command(const report_options& options);
+int merge_command(const merge_options& options);
 
 }  // namespace pallasbench

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/core/enum_names.hpp"
+#include "pallasbench/suite/shard.hpp"
 #include "pallasbench/suite/size.hpp"
 
 namespace pallasbench {
@@ -72,6 +73,9 @@ struct run_config {
   // --seed S: every evaluation's seed; none: each draws its own from OS entropy. Not part of
   // the resume key (to_json): a resumed run keeps records whatever seeds they drew.
   std::optional<std::uint64_t> seed;
+  // --shard I/N: the record says which share of the work it was (its `shard`). Not part of the
+  // resume key either: the merged records of N shards resume the unsharded run.
+  std::optional<shard_spec> shard;
 
   [[nodiscard]] nlohmann::json to_json() const;
   [[nodiscard]] std::string size_name() const { return std::string(to_string(size)); }
