@@ -57,7 +57,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   auto s = detail::open_session({plan.flags.device, plan.candidate_files,
                                  suite ? candidate_kind::suite : candidate_kind::user, plan.flags.max_source_bytes,
-                                 plan.flags.timeout_s});
+                                 plan.flags.timeout_s, detail::compile_cache_dir(plan.flags)});
   const auto tasks = detail::select(s.tasks, plan.selection);
   const auto recorded = resumed(plan.flags, plan.writer);
   detail::describe_device(s, plan.flags);

@@ -57,6 +57,10 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
              "compiler artifacts (GPU): inline keeps PTX/SASS in the record, files writes them beside "
              "records.jsonl, none skips the capture; the summary and Triton IR are always inline");
   cmd->add_flag("--pass-trail", flags.pass_trail, "also capture the Triton pass trail (TTIR -> TTGIR -> LLVM)");
+  cmd->add_option("--compile-cache", flags.compile_cache,
+                  "JAX's persistent compilation cache in this folder (created if missing; the trusted executor "
+                  "and reference only): repeated compiles load from it, and each record says whether its compile "
+                  "hit (compile.cache). Default: none, every compile is cold");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");

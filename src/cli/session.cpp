@@ -100,6 +100,7 @@ session open_session(const session_request& request) {
   options.project_root = s.root;
   options.device = request.device;
   options.startup_timeout = s.waits.startup;
+  options.compile_cache = request.compile_cache;
   s.pool = std::make_unique<worker_pool>(options);
   const bool gpu_asked = request.device == device_choice::gpu;
   try {

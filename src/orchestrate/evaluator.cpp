@@ -245,6 +245,7 @@ void evaluator::compile(task_result& result, const task_info& task) {
   const auto reply = protocol::compile_reply::from_json(protocol::call(m_pool.executor(), request, timeout()));
   result.lower_s = reply.lower_s;
   result.compile_s = reply.compile_s;
+  result.compile_cache = reply.cache;
   result.memory = reply.memory;
   m_pending_artifacts = reply.artifacts;
   if (!m_pending_artifacts.value("capture_pending", false)) {

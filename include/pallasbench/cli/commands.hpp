@@ -50,6 +50,7 @@ struct evaluation_flags {
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
   bool pass_trail = false;  // also the Triton pass trail (megabytes per kernel)
+  std::string compile_cache;  // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
 };
 
 struct list_options {

@@ -76,6 +76,9 @@ struct worker_options {
   // GPU hidden (sandbox.hpp).
   std::optional<sandbox_policy> sandbox;
   std::vector<std::filesystem::path> python_paths;  // import folders a sandboxed process is given
+  // --compile-cache: JAX's persistent compilation cache folder, passed to the trusted roles only
+  // (`--compile-cache DIR` after the module); empty: every compile is cold.
+  std::filesystem::path compile_cache;
 };
 
 class worker {

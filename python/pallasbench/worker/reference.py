@@ -16,7 +16,7 @@ import numpy as np
 
 from pallasbench.task import registry, stress
 from pallasbench import task as tl
-from pallasbench.worker import ceilings, environment, interpret, sampling, server, sources, tensors
+from pallasbench.worker import ceilings, compile_cache, environment, interpret, sampling, server, sources, tensors
 from pallasbench.worker.protocol import (CommandError, DescribeRequest, DeviceRequest, ReferenceRequest,
                                          TimeReferenceRequest)
 
@@ -157,6 +157,10 @@ class Reference:
 def main() -> int:
     channel = server.claim_stdout()
     try:
+        if (cache_dir := compile_cache.parse_argument(sys.argv[1:])) is not None:
+            # --compile-cache: the references' and the XLA baseline's jit too (no time of theirs
+            # is recorded as a compile time; the folder is the user's, like the executor's).
+            compile_cache.enable(cache_dir)
         if interpret.on_cpu():
             interpret.enable_interpret_default()  # tasks import pallas kernels; they never run here
         env = environment.environment()

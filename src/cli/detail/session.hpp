@@ -32,6 +32,7 @@ struct session_request {
   std::optional<candidate_kind> prestart;    // whose processes start at once
   std::int64_t max_source_bytes = k_default_max_source_bytes;
   double timeout_s = 300;
+  std::filesystem::path compile_cache;  // --compile-cache (absolute; empty: none)
 };
 
 [[nodiscard]] session open_session(const session_request& request);
