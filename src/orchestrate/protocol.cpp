@@ -128,9 +128,12 @@ compile_reply compile_reply::from_json(const json& j) {
   r.artifacts = j.value("artifacts", json::object());
   // Only the two fields, each of its one type: the record's schema is strict.
   if (const auto it = j.find("cache"); it != j.end() && it->is_object()) {
-    const auto hit = it->find("hit");
-    r.cache = {{"enabled", it->value("enabled", false) == true},
-               {"hit", hit != it->end() && hit->is_boolean() ? *hit : json(nullptr)}};
+    const auto boolean = [&](const char* key) {
+      const auto field = it->find(key);
+      return field != it->end() && field->is_boolean() ? *field : json(nullptr);
+    };
+    const auto enabled = boolean("enabled");
+    r.cache = {{"enabled", enabled.is_boolean() && enabled.get<bool>()}, {"hit", boolean("hit")}};
   }
   return r;
 }

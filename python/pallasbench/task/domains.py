@@ -21,9 +21,18 @@ CHUNK = 1 << 22  # elements per stream (16 MiB of float32): fixed, part of what 
 _pool: list = []
 
 
+def set_threads(count: int | None) -> None:
+    """The number of drawing threads (None: PALLASBENCH_DRAW_THREADS, else every CPU). What a
+    seed draws does not depend on it."""
+    while _pool:
+        _pool.pop().shutdown()
+    count = count or int(os.environ.get("PALLASBENCH_DRAW_THREADS", "0")) or os.cpu_count() or 1
+    _pool.append(ThreadPoolExecutor(max_workers=count, thread_name_prefix="pallasbench-draw"))
+
+
 def _threads() -> ThreadPoolExecutor:
     if not _pool:
-        _pool.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="pallasbench-draw"))
+        set_threads(None)
     return _pool[0]
 
 
@@ -45,15 +54,20 @@ def _fill(rng: np.random.Generator, out: np.ndarray, draw) -> np.ndarray:
 
 
 def _std(x: np.ndarray) -> float:
-    """np.std of x, in float64, two passes over fixed chunks in parallel (no full-size temporary)."""
+    """The standard deviation of x, one pass over fixed chunks in parallel, summed in float64 (no
+    full-size temporary; it only scales the perturbation's noise, so E[x^2] - E[x]^2 in float64
+    is precise enough for float32 data)."""
     flat = x.reshape(-1)
-    parts = _chunks(flat.size)
     if flat.size == 0:
         return 0.0
-    total = sum(_threads().map(lambda p: float(flat[p].sum(dtype=np.float64)), parts))
-    mean = total / flat.size
-    squares = sum(_threads().map(lambda p: float(np.square(flat[p].astype(np.float64) - mean).sum()), parts))
-    return math.sqrt(squares / flat.size)
+
+    def moments(part):
+        chunk = flat[part].astype(np.float64)
+        return float(chunk.sum()), float(np.dot(chunk, chunk))
+
+    sums = list(_threads().map(moments, _chunks(flat.size)))
+    mean = sum(s for s, _ in sums) / flat.size
+    return math.sqrt(max(sum(q for _, q in sums) / flat.size - mean * mean, 0.0))
 
 # Domain kinds say how an input may be perturbed without leaving its domain (robustness filters):
 REAL = "real"  # any float: additive noise
@@ -89,8 +103,8 @@ def weight(rng: np.random.Generator, shape) -> np.ndarray:
 
 
 def uniform(rng: np.random.Generator, shape, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    """U[low, high) drawn in float64 and rounded to float32, chunk by chunk (a float32 draw
-    scaled to [low, high) could round up to `high`)."""
+    """U[low, high) drawn in float64, chunk by chunk, rounded to float32 (as before chunking, the
+    rounding can reach `high`)."""
     def draw(g, out, _where):
         out[...] = g.uniform(low, high, size=out.size)
 
