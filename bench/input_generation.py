@@ -31,24 +31,39 @@ from pallasbench.worker import interpret, reference as reference_role, tensors  
 from pallasbench.worker.protocol import ReferenceRequest  # noqa: E402
 
 
+CPU = {}  # the process's CPU seconds (all threads) of the last clock() call
+
+
 def clock(fn):
-    t0 = time.perf_counter()
+    """fn's result and wall seconds; its CPU seconds go to CPU["s"] (on a shared machine the wall
+    clock also counts the other users' load, the CPU time does not)."""
+    c0, t0 = time.process_time(), time.perf_counter()
     out = fn()
+    CPU["s"] = time.process_time() - c0
     return out, time.perf_counter() - t0
+
+
+def timed(fn):
+    out, wall = clock(fn)
+    return out, (wall, CPU["s"])
+
+
+def show(t) -> str:
+    return f"{t[0]:.2f} ({t[1]:.2f} cpu)"
 
 
 def phases(name: str, size: str, scratch: Path) -> dict:
     module = registry.load(name)
     shapes = module.SHAPES[size]
-    inputs, make_s = clock(lambda: module.make_inputs(np.random.default_rng(1), shapes))
+    inputs, make_s = timed(lambda: module.make_inputs(np.random.default_rng(1), shapes))
     perturb_s = []
     for i, spec in enumerate(module.INPUTS):
-        _, s = clock(lambda: tl.perturb(np.random.default_rng([1, 7919, i]), inputs[i], spec.domain))
+        _, s = timed(lambda: tl.perturb(np.random.default_rng([1, 7919, i]), inputs[i], spec.domain))
         perturb_s.append(s)
-    _, save_s = clock(lambda: [tensors.save(str(scratch / f"in_{s.name}.npy"), x) for s, x in zip(module.INPUTS, inputs)])
+    _, save_s = timed(lambda: [tensors.save(str(scratch / f"in_{s.name}.npy"), x) for s, x in zip(module.INPUTS, inputs)])
     ref = reference_role.Reference()
     ref._run_reference(module, list(inputs))  # compile once: the run's first seed pays it, not each seed
-    _, compute_s = clock(lambda: ref._run_reference(module, list(inputs)))
+    _, compute_s = timed(lambda: ref._run_reference(module, list(inputs)))
     nbytes = sum(x.nbytes for x in inputs)
     return {"bytes": nbytes, "make_inputs_s": make_s, "perturb_s": perturb_s, "save_s": save_s,
             "reference_s": compute_s}
@@ -66,7 +81,7 @@ def evaluation(name: str, size: str, seeds: int, scratch: Path) -> list[tuple[st
         out = scratch / label
         out.mkdir()
         req = ReferenceRequest.from_json({"cmd": "reference", "task": name, "size": size, "dir": str(out), **fields})
-        _, s = clock(lambda: ref.cmd_reference(req))
+        _, s = timed(lambda: ref.cmd_reference(req))
         times.append((label, s))
         shutil.rmtree(out)  # the evaluator keeps one seed's files at a time
     return times
@@ -79,17 +94,18 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     interpret.enable_interpret_default()
-    print(f"# {os.cpu_count()} CPUs, numpy {np.__version__}, size {args.size}")
+    print(f"# {os.cpu_count()} CPUs, numpy {np.__version__}, size {args.size}, load average {os.getloadavg()[0]:.1f}")
     for name in args.tasks:
         with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="pb-inputs-") as d:
             p = phases(name, args.size, Path(d))
-        print(f"{name}: {p['bytes'] / 2**30:.2f} GiB of inputs; make_inputs {p['make_inputs_s']:.2f} s, "
-              f"perturb {' + '.join(f'{s:.2f}' for s in p['perturb_s'])} s, save {p['save_s']:.2f} s, "
-              f"reference {p['reference_s']:.2f} s")
+        print(f"{name}: {p['bytes'] / 2**30:.2f} GiB of inputs; seconds wall (cpu): make_inputs {show(p['make_inputs_s'])}, "
+              f"perturb {' + '.join(show(s) for s in p['perturb_s'])}, save {show(p['save_s'])}, "
+              f"reference {show(p['reference_s'])}")
         with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="pb-inputs-") as d:
             times = evaluation(name, args.size, args.seeds, Path(d))
-        print(f"{name}: one evaluation's requests: " + ", ".join(f"{label} {s:.2f}" for label, s in times)
-              + f"; total {sum(s for _, s in times):.2f} s")
+        print(f"{name}: one evaluation's requests, seconds wall (cpu): "
+              + ", ".join(f"{label} {show(s)}" for label, s in times)
+              + f"; total {show((sum(s[0] for _, s in times), sum(s[1] for _, s in times)))}")
     return 0
 
 
