@@ -35,6 +35,19 @@ void validate(const evaluation_flags& flags) {
     throw usage_error(fmt::format("--max-source-bytes {}: a positive number of bytes", flags.max_source_bytes));
   if (flags.seed && *flags.seed > k_max_seed)
     throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
+  if (!flags.compile_cache.empty()) {
+    std::error_code ec;
+    const std::filesystem::path dir = flags.compile_cache;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+      throw usage_error(fmt::format("--compile-cache {}: not a folder", flags.compile_cache));
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw usage_error(fmt::format("--compile-cache {}: cannot create it: {}", flags.compile_cache, ec.message()));
+  }
+}
+
+std::filesystem::path compile_cache_dir(const evaluation_flags& flags) {
+  if (flags.compile_cache.empty()) return {};
+  return std::filesystem::absolute(flags.compile_cache).lexically_normal();
 }
 
 // The records file of --out (or a fresh timestamped folder), checked before any worker starts:

@@ -112,7 +112,8 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
   auto devices = plan.flags.device == device_choice::cpu ? detail::cpu_device() : detail::resolve_gpus(plan.flags.gpus);
   auto s = detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
-                                 plan.flags.timeout_s, devices.front().visible});
+                                 plan.flags.timeout_s, devices.front().visible,
+                                 detail::compile_cache_dir(plan.flags)});
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto jobs = shard_filter(make_jobs(plan, s), plan.flags);
   const auto recorded = resumed(plan.flags, plan.writer);

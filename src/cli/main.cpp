@@ -77,6 +77,10 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
          "evaluate only shard I of N (1 <= I <= N) of the work: each (task, size, dtype, candidate) falls to one "
          "shard by its hash; records say which (`shard`). `pallasbench merge` unions the shards (docs/cluster.md)")
       ->type_name("I/N");
+  cmd->add_option("--compile-cache", flags.compile_cache,
+                  "JAX's persistent compilation cache in this folder (created if missing; the trusted executor "
+                  "and reference only): repeated compiles load from it, and each record says whether its compile "
+                  "hit (compile.cache). Default: none, every compile is cold");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");

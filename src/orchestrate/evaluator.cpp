@@ -269,6 +269,7 @@ void evaluator::compile(task_result& result, const task_info& task) {
   }();
   result.lower_s = reply.lower_s;
   result.compile_s = reply.compile_s;
+  result.compile_cache = reply.cache;
   result.memory = reply.memory;
   m_pending_artifacts = reply.artifacts;
   if (!m_pending_artifacts.value("capture_pending", false)) {

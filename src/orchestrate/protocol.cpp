@@ -121,8 +121,21 @@ json compile_request::to_json() const {
 }
 
 compile_reply compile_reply::from_json(const json& j) {
-  return {j.value("lower_s", 0.0), j.value("compile_s", 0.0), j.value("memory", json::object()),
-          j.value("artifacts", json::object())};
+  compile_reply r;
+  r.lower_s = j.value("lower_s", 0.0);
+  r.compile_s = j.value("compile_s", 0.0);
+  r.memory = j.value("memory", json::object());
+  r.artifacts = j.value("artifacts", json::object());
+  // Only the two fields, each of its one type: the record's schema is strict.
+  if (const auto it = j.find("cache"); it != j.end() && it->is_object()) {
+    const auto boolean = [&](const char* key) {
+      const auto field = it->find(key);
+      return field != it->end() && field->is_boolean() ? *field : json(nullptr);
+    };
+    const auto enabled = boolean("enabled");
+    r.cache = {{"enabled", enabled.is_boolean() && enabled.get<bool>()}, {"hit", boolean("hit")}};
+  }
+  return r;
 }
 
 json artifacts_request::to_json() const { return {{"cmd", command}}; }

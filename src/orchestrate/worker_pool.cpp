@@ -9,7 +9,13 @@ namespace pallasbench {
 worker_options worker_pool::role_options(worker_role role, bool suite) const {
   worker_options o = m_options;
   o.role = role;
-  if (role != worker_role::tracer || !o.command.empty()) return o;
+  if (role != worker_role::tracer) {
+    // Written by trusted compiles only: the folder's executables are loaded and run as they are.
+    if (!o.compile_cache.empty()) o.arguments = {"--compile-cache", o.compile_cache.string()};
+    return o;
+  }
+  o.compile_cache.clear();  // the untrusted tracer never learns the folder (nor may write it)
+  if (!o.command.empty()) return o;
   if (suite) o.arguments = {"--suite"};
   // The tracer reads the project's Python and tasks and the interpreter's own folders (as the
   // trusted reference process reports them), nothing else; it writes only its private /tmp.

@@ -2,6 +2,7 @@
 
 #include "pallasbench/core/uuid.hpp"
 #include "pallasbench/measure/statistics.hpp"
+#include "pallasbench/orchestrate/protocol.hpp"
 
 
 #include <gtest/gtest.h>
@@ -60,6 +61,25 @@ TEST(TaskRecord, HasCardFieldsAndKernelBookColumns) {
     EXPECT_TRUE(j["result"].contains(key)) << key;
   EXPECT_EQ(j["repo_link"], "");  // KernelBook's columns as strings, never null
   EXPECT_TRUE(j["sha"].is_string());
+}
+
+TEST(TaskRecord, CompileSaysWhetherItHitThePersistentCache) {
+  auto r = sample_result();
+  EXPECT_FALSE(to_record(r)["compile"].contains("cache"));  // never compiled: nothing to say
+  r.compile_cache = protocol::compile_reply::from_json(
+                        {{"lower_s", 0.5}, {"compile_s", 0.25}, {"cache", {{"enabled", true}, {"hit", true}}}})
+                        .cache;
+  auto j = to_record(r);
+  EXPECT_EQ(j["compile"]["cache"], (nlohmann::json{{"enabled", true}, {"hit", true}}));
+  EXPECT_DOUBLE_EQ(j["compile"]["compile_s"].get<double>(), 0.25);
+  // No lookup (the cache off): hit is unknown, left out rather than null (Arrow-stable).
+  r.compile_cache = protocol::compile_reply::from_json({{"cache", {{"enabled", false}, {"hit", nullptr}}}}).cache;
+  j = to_record(r);
+  EXPECT_EQ(j["compile"]["cache"], (nlohmann::json{{"enabled", false}}));
+  // Whatever else a reply holds there, the record keeps the two fields with their one type each.
+  r.compile_cache =
+      protocol::compile_reply::from_json({{"cache", {{"enabled", "yes"}, {"hit", 1}, {"dir", "/x"}}}}).cache;
+  EXPECT_EQ(to_record(r)["compile"]["cache"], (nlohmann::json{{"enabled", false}}));
 }
 
 TEST(TaskRecord, RobustnessIsFalseUnlessMeasured) {

@@ -26,6 +26,12 @@ TEST(ArrowStable, KeyedMapsBecomeEntryLists) {
   EXPECT_EQ(out["correctness"]["stress_skipped"], json::array());  // empty map: empty list
 }
 
+TEST(ArrowStable, AnUnknownCacheHitIsLeftOut) {
+  // compile.cache (docs/record_schema.md): "hit" is null when the compile never looked the cache up.
+  const auto out = arrow_stable({{"compile", {{"compile_s", 0.5}, {"cache", {{"enabled", false}, {"hit", nullptr}}}}}});
+  EXPECT_EQ(out, (json{{"compile", {{"compile_s", 0.5}, {"cache", {{"enabled", false}}}}}}));
+}
+
 TEST(ArrowStable, OtherObjectsAreKept) {
   const json record = {{"environment", {{"jax", "0.10.2"}, {"gpu", {{"timer", "cupti"}}}}}};
   EXPECT_EQ(arrow_stable(record), record);

@@ -53,6 +53,7 @@ struct evaluation_flags {
   std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
   std::size_t jobs = 0;             // lanes evaluating at once; 0: the host's cores less one
   std::string gpus = "all";         // the GPUs the lanes are spread over: "all" or indices "0,1"
+  std::string compile_cache;         // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
 };
 
 struct list_options {

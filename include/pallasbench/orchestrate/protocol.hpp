@@ -113,6 +113,8 @@ struct compile_request {
 
 struct compile_reply {
   double lower_s = 0, compile_s = 0;
+  // JAX's persistent compilation cache: {"enabled": bool, "hit": bool or null (not looked up)}.
+  nlohmann::json cache = {{"enabled", false}, {"hit", nullptr}};
   nlohmann::json memory = nlohmann::json::object();
   nlohmann::json artifacts = nlohmann::json::object();
   [[nodiscard]] static compile_reply from_json(const nlohmann::json& j);

@@ -59,6 +59,7 @@ struct task_result {
   nlohmann::json filters = nlohmann::json::object();      // robustness filters by name
   std::optional<bool> robustness_passed;
   std::optional<double> lower_s, compile_s;
+  nlohmann::json compile_cache;  // compile_reply::cache; null until compiled
   nlohmann::json memory = nlohmann::json::object();
   std::optional<std::int64_t> peak_bytes;
   std::optional<correctness_report> correctness;

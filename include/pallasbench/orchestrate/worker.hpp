@@ -79,6 +79,9 @@ struct worker_options {
   // The trusted roles' CUDA_VISIBLE_DEVICES (with CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's order):
   // the one GPU of their lane. Empty: the variable is left as it is.
   std::string visible_devices;
+  // --compile-cache: JAX's persistent compilation cache folder, passed to the trusted roles only
+  // (`--compile-cache DIR` after the module); empty: every compile is cold.
+  std::filesystem::path compile_cache;
 };
 
 class worker {

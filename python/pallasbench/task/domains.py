@@ -1,11 +1,73 @@
-"""Task inputs: their domains, the generators that draw them, and perturbation within a domain."""
+"""Task inputs: their domains, the generators that draw them, and perturbation within a domain.
+
+Large arrays (LARGE elementwise inputs are 1 GiB) are drawn in chunks of CHUNK elements, each from
+its own stream spawned from the caller's Generator (Generator.spawn: the children depend on the
+seed and on how many were spawned before, nothing else), on a thread pool (numpy releases the GIL
+while it fills). The chunking is fixed, so a seed draws the same numbers whatever the thread count;
+arrays of at most CHUNK elements are drawn from the Generator itself, as before. Either way every
+input has the distribution its task declares.
+"""
 
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+
+CHUNK = 1 << 22  # elements per stream (16 MiB of float32): fixed, part of what a seed draws
+_pool: list = []
+
+
+def set_threads(count: int | None) -> None:
+    """The number of drawing threads (None: PALLASBENCH_DRAW_THREADS, else every CPU). What a
+    seed draws does not depend on it."""
+    while _pool:
+        _pool.pop().shutdown()
+    count = count or int(os.environ.get("PALLASBENCH_DRAW_THREADS", "0")) or os.cpu_count() or 1
+    _pool.append(ThreadPoolExecutor(max_workers=count, thread_name_prefix="pallasbench-draw"))
+
+
+def _threads() -> ThreadPoolExecutor:
+    if not _pool:
+        set_threads(None)
+    return _pool[0]
+
+
+def _chunks(n: int) -> list[slice]:
+    return [slice(start, min(start + CHUNK, n)) for start in range(0, n, CHUNK)]
+
+
+def _fill(rng: np.random.Generator, out: np.ndarray, draw) -> np.ndarray:
+    """Fills the C-contiguous `out` with draw(generator, flat slice): from `rng` itself when it
+    is one chunk, else chunk by chunk, each from its own spawned stream, in parallel."""
+    flat = out.reshape(-1)
+    parts = _chunks(flat.size)
+    if len(parts) <= 1:
+        draw(rng, flat, slice(0, flat.size))
+        return out
+    streams = rng.spawn(len(parts))
+    list(_threads().map(lambda job: draw(job[0], flat[job[1]], job[1]), zip(streams, parts)))
+    return out
+
+
+def _std(x: np.ndarray) -> float:
+    """The standard deviation of x, one pass over fixed chunks in parallel, summed in float64 (no
+    full-size temporary; it only scales the perturbation's noise, so E[x^2] - E[x]^2 in float64
+    is precise enough for float32 data)."""
+    flat = x.reshape(-1)
+    if flat.size == 0:
+        return 0.0
+
+    def moments(part):
+        chunk = flat[part].astype(np.float64)
+        return float(chunk.sum()), float(np.dot(chunk, chunk))
+
+    sums = list(_threads().map(moments, _chunks(flat.size)))
+    mean = sum(s for s, _ in sums) / flat.size
+    return math.sqrt(max(sum(q for _, q in sums) / flat.size - mean * mean, 0.0))
 
 # Domain kinds say how an input may be perturbed without leaving its domain (robustness filters):
 REAL = "real"  # any float: additive noise
@@ -23,7 +85,15 @@ class Input:
 
 
 def normal(rng: np.random.Generator, shape, scale: float = 1.0) -> np.ndarray:
-    return (rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)).astype(np.float32)
+    """N(0, scale^2) in float32, drawn in float32 and scaled in place."""
+    factor = np.float32(scale)
+
+    def draw(g, out, _where):
+        g.standard_normal(dtype=np.float32, out=out)
+        if factor != 1:
+            out *= factor
+
+    return _fill(rng, np.empty(shape, dtype=np.float32), draw)
 
 
 def weight(rng: np.random.Generator, shape) -> np.ndarray:
@@ -33,7 +103,12 @@ def weight(rng: np.random.Generator, shape) -> np.ndarray:
 
 
 def uniform(rng: np.random.Generator, shape, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    return rng.uniform(low, high, size=shape).astype(np.float32)
+    """U[low, high) drawn in float64, chunk by chunk, rounded to float32 (as before chunking, the
+    rounding can reach `high`)."""
+    def draw(g, out, _where):
+        out[...] = g.uniform(low, high, size=out.size)
+
+    return _fill(rng, np.empty(shape, dtype=np.float32), draw)
 
 
 def log_uniform(rng: np.random.Generator, shape, low: float, high: float) -> np.ndarray:
@@ -73,6 +148,8 @@ PERTURB_FRACTION = 0.1
 
 def perturb(rng: np.random.Generator, x: np.ndarray, domain: str) -> np.ndarray:
     """A copy of `x` changed within its domain (robustness filters: input impact)."""
+    if domain in (REAL, POSITIVE, UNIT) and x.dtype == np.float32:
+        return _perturb_float32(rng, np.ascontiguousarray(x), domain)
     if domain == REAL:
         scale = float(np.std(x)) or 1.0
         return (x + PERTURB_NOISE * scale * rng.standard_normal(x.shape)).astype(x.dtype)
@@ -94,3 +171,28 @@ def perturb(rng: np.random.Generator, x: np.ndarray, domain: str) -> np.ndarray:
         rows[where] = fresh.astype(x.dtype)
         return rows.reshape(x.shape)
     raise ValueError(f"unknown input domain '{domain}'")
+
+
+def _perturb_float32(rng: np.random.Generator, x: np.ndarray, domain: str) -> np.ndarray:
+    """perturb of a float32 input: the same noise model (additive N(0, (0.05 std)^2) for REAL,
+    a factor exp(N(0, 0.05^2)) for POSITIVE, additive N(0, 0.05^2) clipped to [0, 1] for UNIT),
+    drawn in float32 chunk by chunk into the copy (float64 noise cost a 2 GiB temporary and most
+    of the time of a LARGE input's perturbation)."""
+    source = x.reshape(-1)
+    if domain == REAL:
+        sigma = np.float32(PERTURB_NOISE * (_std(x) or 1.0))
+    else:
+        sigma = np.float32(PERTURB_NOISE)
+
+    def draw(g, out, where):
+        g.standard_normal(dtype=np.float32, out=out)
+        out *= sigma
+        if domain == POSITIVE:
+            np.exp(out, out=out)
+            out *= source[where]
+        else:
+            out += source[where]
+            if domain == UNIT:
+                np.clip(out, 0, 1, out=out)
+
+    return _fill(rng, np.empty_like(x), draw)

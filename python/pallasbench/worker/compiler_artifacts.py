@@ -17,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+from pallasbench.worker import compile_cache
+
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU).
 TRITON_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi")
 MOSAIC_TARGETS = ("mosaic_gpu_v2", "mosaic_gpu")
@@ -191,11 +193,21 @@ class CaptureJob:
         dump = self._out_dir / "xla_dump"
         t0 = time.perf_counter()
         try:
-            self._lowered.compile(compiler_options=dump_options(dump))
+            # With --compile-cache the capture must really compile: an executable served from the
+            # persistent cache dumps nothing. Its key differs from the plain compile's (JAX hashes
+            # the xla_dump_emitter_re / xla_gpu_dump_llvmir overrides; it strips only xla_dump_to
+            # and a few others: jax/_src/cache_key.py), and never_written keeps this thread from
+            # writing an entry under that key, so no capture ever finds one. watch() checks it.
+            with compile_cache.watch() as cache, compile_cache.never_written():
+                self._lowered.compile(compiler_options=dump_options(dump))
         except Exception as exc:
             return {"kernel_names": self._names,
                     "unavailable": {"ptx": f"the capture compile failed: {type(exc).__name__}: {exc}"}}
         compile_s = time.perf_counter() - t0
+        if cache["hit"]:
+            return {"kernel_names": self._names, "capture_compile_s": compile_s,
+                    "unavailable": {"ptx": "the capture compile was served from the persistent compilation "
+                                           "cache: XLA dumped nothing"}}
         found = collect(dump, self._names, self._out_dir, self._pass_trail)
         shutil.rmtree(dump, ignore_errors=True)
         found["capture_compile_s"] = compile_s

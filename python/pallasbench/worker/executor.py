@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench.worker import compiler_artifacts, environment, interpret, sampling, server, tensors
+from pallasbench.worker import compile_cache, compiler_artifacts, environment, interpret, sampling, server, tensors
 from pallasbench.worker.protocol import (ArtifactsRequest, CommandError, CompileRequest, LoadRequest, RunRequest,
                                          TimeRequest)
 
@@ -101,12 +101,13 @@ class Executor:
             t0 = time.perf_counter()
             lowered = jax.jit(exported.call).lower(*self._avals)
             t1 = time.perf_counter()
-            compiled = lowered.compile()
+            with compile_cache.watch() as cache:  # whether JAX served it from --compile-cache
+                compiled = lowered.compile()
             t2 = time.perf_counter()
         except Exception as exc:
             raise CommandError("compile_error", f"compiling the module failed: {type(exc).__name__}: {exc}") from exc
         self.compiled = compiled
-        return {"lower_s": t1 - t0, "compile_s": t2 - t1, "memory": self._memory_analysis(compiled),
+        return {"lower_s": t1 - t0, "compile_s": t2 - t1, "cache": cache, "memory": self._memory_analysis(compiled),
                 "artifacts": self._artifacts(req.artifacts.mode, capture, lowered)}
 
     def _drop(self):
@@ -203,6 +204,8 @@ def main() -> int:
     channel = server.claim_stdout()
     import jax
 
+    if (cache_dir := compile_cache.parse_argument(sys.argv[1:])) is not None:
+        compile_cache.enable(cache_dir)  # --compile-cache: given to the trusted roles only
     jax.numpy.zeros(1).block_until_ready()  # backend up before the first module arrives
     return server.serve(Executor(), channel, {"environment": environment.environment()})
 

@@ -1,6 +1,7 @@
 // The commands' checks before any worker starts: flag limits, the records file, resume.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,9 @@ namespace pallasbench::detail {
 
 // Limits a user can act on; usage_error naming the flag otherwise.
 void validate(const evaluation_flags& flags);
+
+// --compile-cache as an absolute path (the workers run in the project root), empty without it.
+[[nodiscard]] std::filesystem::path compile_cache_dir(const evaluation_flags& flags);
 
 // The records file of --out (or a fresh timestamped folder): the folder created and writable, an
 // earlier file continued only with --resume, the file's lock taken (usage_error when another

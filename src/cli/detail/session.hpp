@@ -34,6 +34,7 @@ struct session_request {
   std::int64_t max_source_bytes = k_default_max_source_bytes;
   double timeout_s = 300;
   std::string visible_devices;  // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
+  std::filesystem::path compile_cache;  // --compile-cache (absolute; empty: none)
 };
 
 [[nodiscard]] session open_session(const session_request& request);
