@@ -11,13 +11,13 @@ P=build/pallasbench
 export PYTHONUNBUFFERED=1 PALLASBENCH_PYTHON=python3
 { nvidia-smi -L; nproc; free -g | head -2; python3 -c "import jax, jaxlib; print('jax', jax.__version__)"; } > $OUT/machine.txt 2>&1
 start=$(date +%s.%N)
-timeout -s INT 420 $P run --size medium --out /tmp/medium_default > $OUT/medium_default.log 2>&1
+timeout -s INT 330 $P run --size medium --out /tmp/medium_default > $OUT/medium_default.log 2>&1
 echo "medium_default rc $? wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a $OUT/medium_default.log
 tail -4 $OUT/medium_default.log
 grep -E "^\[" $OUT/medium_default.log | grep -v " ok  robust yes" | head -20
 python3 bench/batch_requests.py softmax 50 --size medium > /tmp/requests.jsonl
 start=$(date +%s.%N)
-timeout -s INT 300 $P eval --batch /tmp/requests.jsonl --out /tmp/batch50 > $OUT/batch50.log 2>&1
+timeout -s INT 230 $P eval --batch /tmp/requests.jsonl --out /tmp/batch50 > $OUT/batch50.log 2>&1
 echo "batch50 rc $? wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a $OUT/batch50.log
 tail -3 $OUT/batch50.log
 python3 - /tmp/medium_default/records.jsonl /tmp/batch50/records.jsonl <<'PY' | tee $OUT/summary.txt
