@@ -29,6 +29,9 @@ void validate(const evaluation_flags& flags) {
         fmt::format("--timeout {}: a finite number of seconds, at least {}", flags.timeout_s, k_min_timeout_s));
   if (!(flags.max_noise > 0 && flags.max_noise < 1))
     throw usage_error(fmt::format("--max-noise {}: a relative noise between 0 and 1 (exclusive)", flags.max_noise));
+  if (!(flags.max_median_ci >= 0 && flags.max_median_ci < 1))
+    throw usage_error(
+        fmt::format("--max-median-ci {}: a relative half-width from 0 (off) to 1 (exclusive)", flags.max_median_ci));
   if (flags.timing_budget_s && !(std::isfinite(*flags.timing_budget_s) && *flags.timing_budget_s > 0))
     throw usage_error(fmt::format("--timing-budget {}: a finite, positive number of seconds", *flags.timing_budget_s));
   if (flags.max_source_bytes <= 0)

@@ -51,6 +51,10 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                 "when another pallasbench writes the same records file, wait for it instead of stopping (exit 2)");
   cmd->add_flag("!--no-timing", flags.timing,
                 "skip the timing of correct kernels (CUPTI device time on the GPU, the wall clock on the CPU)");
+  cmd->add_option("--max-median-ci", flags.max_median_ci,
+                  "or once the median's 95% interval is within +- this fraction of it (0: off, the noise rule "
+                  "alone)")
+      ->capture_default_str();
   cmd->add_option("--max-noise", flags.max_noise, "timing stops once stdev/mean of the samples is this low")
       ->capture_default_str();
   add_choice(cmd, "--artifacts", flags.artifacts,

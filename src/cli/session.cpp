@@ -152,6 +152,7 @@ timing_options make_timing(const evaluation_flags& flags, const session& s) {
   timing_options timing;
   timing.enabled = flags.timing;
   timing.stopping.max_noise = flags.max_noise;
+  timing.stopping.max_median_ci = flags.max_median_ci;
   timing.stopping.budget_s = flags.timing_budget_s.value_or(timing_options::default_budget_s(s.device));
   const json none = nullptr;
   const json& l2 = s.environment.contains("gpu")

@@ -22,21 +22,43 @@ double stdrel_criterion::noise() const {
   return std::sqrt(variance) / mean;
 }
 
+double stdrel_criterion::median_ci() const {
+  if (m_samples.size() < 2) return INFINITY;
+  if (m_ci_samples != m_samples.size()) {
+    std::vector<double> sorted(m_samples);
+    std::sort(sorted.begin(), sorted.end());
+    const double median = quantile_sorted(sorted, 0.5);
+    const auto [lo, hi] = median_ci95_sorted(sorted);
+    m_ci = median > 0 ? (hi - lo) / 2 / median : INFINITY;
+    m_ci_samples = m_samples.size();
+  }
+  return m_ci;
+}
+
+bool stdrel_criterion::minimums_met() const {
+  return m_samples.size() >= m_options.min_samples && m_total_us >= m_options.min_time_s * 1e6;
+}
+
 bool stdrel_criterion::converged() const {
-  return m_samples.size() >= m_options.min_samples && m_total_us >= m_options.min_time_s * 1e6 &&
-         noise() <= m_options.max_noise;
+  const bool median_known = m_options.max_median_ci > 0 && median_ci() <= m_options.max_median_ci;
+  return minimums_met() && (noise() <= m_options.max_noise || median_known);
 }
 
 bool stdrel_criterion::finished() const { return converged() || m_total_us >= m_options.budget_s * 1e6; }
 
 std::string stdrel_criterion::state() const {
   const std::string noise_text = std::isfinite(noise()) ? fmt::format("{:.2f}%", 100 * noise()) : "n/a";
-  if (converged())
+  const std::string ci_text = std::isfinite(median_ci()) ? fmt::format("{:.3f}%", 100 * median_ci()) : "n/a";
+  if (converged() && noise() <= m_options.max_noise)
     return fmt::format("converged: {} samples, noise {} <= {:.2f}%", m_samples.size(), noise_text,
                        100 * m_options.max_noise);
+  if (converged())
+    return fmt::format("converged: {} samples, median's 95% interval +-{} <= {:.3f}% (noise {})", m_samples.size(),
+                       ci_text, 100 * m_options.max_median_ci, noise_text);
   if (finished())
-    return fmt::format("budget of {:.2f} s spent: {} samples, noise {} > {:.2f}%", m_options.budget_s, m_samples.size(),
-                       noise_text, 100 * m_options.max_noise);
+    return fmt::format("budget of {:.2f} s spent: {} samples, noise {} > {:.2f}%, median's 95% interval +-{} > {:.3f}%",
+                       m_options.budget_s, m_samples.size(), noise_text, 100 * m_options.max_noise, ci_text,
+                       100 * m_options.max_median_ci);
   return fmt::format("sampling: {} samples, noise {}", m_samples.size(), noise_text);
 }
 

@@ -47,6 +47,7 @@ struct evaluation_flags {
   std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread
   bool timing = true;
   double max_noise = stdrel_options{}.max_noise;  // relative noise (stdev / mean) that ends sampling
+  double max_median_ci = stdrel_options{}.max_median_ci;  // or the median's 95% interval, relative; 0: off
   std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
   bool pass_trail = false;           // also the Triton pass trail (megabytes per kernel)

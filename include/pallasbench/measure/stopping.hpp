@@ -34,10 +34,17 @@ struct stdrel_options {
   double min_time_s = 0.25;
   double max_noise = 0.005;  // stdev / mean
   double budget_s = 5.0;     // host seconds of sampling after which it stops regardless
+  // Half-width of the median's distribution-free 95% interval, relative to the median. The
+  // median and its interval are what the record reports and the speedup divides: once they are
+  // this precise more samples change nothing a reader uses, whatever the spread of single samples
+  // (kernels of a few microseconds with a cold L2 spread 1-5% for ever, and never meet max_noise).
+  // 0 turns this exit off (the noise rule alone, as nvbench's).
+  double max_median_ci = 0.0025;
 };
 
 // nvbench's "stdrel" rule: stop once there are min_samples samples covering min_time_s and the
-// relative noise (stdev / mean) is at most max_noise; or once the time budget is spent.
+// relative noise (stdev / mean) is at most max_noise, or the median is known to max_median_ci
+// (its 95% interval, order statistics); or once the time budget is spent.
 class stdrel_criterion final : public stopping_criterion {
 public:
   explicit stdrel_criterion(stdrel_options options) : m_options(options) {}
@@ -47,11 +54,18 @@ public:
   [[nodiscard]] bool converged() const override;
   [[nodiscard]] std::string state() const override;
   [[nodiscard]] double noise() const;
+  // Half-width of the median's 95% interval over the median (infinite before two samples).
+  [[nodiscard]] double median_ci() const;
 
 private:
+  [[nodiscard]] bool minimums_met() const;
+
   stdrel_options m_options;
   double m_total_us = 0;
   double m_sum = 0, m_sum_sq = 0;
+  // median_ci() sorts the samples: kept until the next sample (the loop asks several times a batch).
+  mutable std::size_t m_ci_samples = 0;
+  mutable double m_ci = 0;
 };
 
 }  // namespace pallasbench
