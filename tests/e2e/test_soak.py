@@ -4,6 +4,7 @@ counts they had after the first few, and every repetition of a candidate gets th
 (The failing candidates' checks live here: ten repetitions each instead of one eval each.)"""
 import itertools
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -64,12 +65,13 @@ def soak(env, tmp_path_factory):
     out = tmp_path_factory.mktemp("soak")
     candidates = list(itertools.islice(itertools.cycle(VERDICTS), EVALS))
     args = [a for c in candidates for a in ("--candidate", str(CANDIDATES / c))]
+    # Two lanes: each its own reference and executor, a tracer per candidate, all threads of one run.
     proc = subprocess.Popen([str(BINARY), "eval", "--task", "relu", *args, "--device", "cpu", "--no-timing",
-                             "--out", str(out)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                             "--jobs", "2", "--out", str(out)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     seen, workers = [], set()
     for line in proc.stderr:  # one progress line as each evaluation ends
-        if line.startswith("[1/1] relu"):
+        if re.match(rf"\[\d+/{EVALS}\] relu", line):
             seen.append(snapshot(proc.pid))
             workers |= descendants(proc.pid)
     returncode = proc.wait(timeout=120)
