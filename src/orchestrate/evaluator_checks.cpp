@@ -24,6 +24,12 @@ protocol::reference_request evaluator::reference_request(const task_info& task, 
 protocol::reference_reply evaluator::make_reference(protocol::reference_request request) {
   m_phase = failure_phase::reference;
   const auto making = m_clock.enter(work_phase::reference);
+  // The inputs first, holding nothing: drawing and writing them is host work, and a shared lease
+  // held meanwhile would keep a lane that waits to time waiting too (on the H200, seconds per
+  // reference while every other lane queued behind it). Then the output, on the device.
+  request.inputs_only = true;
+  (void)protocol::call(m_pool.reference(), request, timeout());
+  request.inputs_only = false;
   const auto lease = gpu_work();
   return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
 }

@@ -60,6 +60,7 @@ json reference_request::to_json() const {
   json j = {{"cmd", command}, {"task", task}, {"size", to_string(size)}, {"seed", seed}, {"dir", dir}};
   if (stress) j["stress"] = *stress;
   if (perturb) j["perturb"] = *perturb;
+  if (inputs_only) j["inputs_only"] = true;
   return j;
 }
 

@@ -132,6 +132,13 @@ struct fake_harness {
       if (r["role"] == role && r["cmd"] == cmd && (task.empty() || r["task"] == task)) out.push_back(std::move(r));
     return out;
   }
+  // The reference requests that made an output (each follows an inputs_only request of the same
+  // fields: the inputs are drawn holding no device lease).
+  [[nodiscard]] std::vector<nlohmann::json> reference_outputs(const std::string& task = "") const {
+    auto all = requests("reference", "reference", task);
+    std::erase_if(all, [](const nlohmann::json& r) { return r.at("req").value("inputs_only", false); });
+    return all;
+  }
   void clear_log() const { std::filesystem::remove(log_path()); }
   [[nodiscard]] std::filesystem::path log_path() const { return dir / "requests.jsonl"; }
 

@@ -194,6 +194,8 @@ class Reference:
         out_dir = req["dir"]
         written = [write_npy(os.path.join(out_dir, f"in_{n}.npy"), values, SHAPE) | {"name": n}
                    for n, values in zip(INPUTS, inputs)]
+        if req.get("inputs_only"):  # the real reference keeps them for the output request; these are cheap
+            return {"inputs": written}
         output = write_npy(os.path.join(out_dir, "ref.npy"), compute(inputs), SHAPE)
         return {"inputs": written, "output": output}
 

@@ -63,7 +63,19 @@ TEST(Evaluator, HonestFakeIsCorrectAndFailsOnlyTheUnverifiablePrecision) {
 
   // What the fakes were asked: 2 seeds + 1 stress case + 2 perturbations, each a reference and
   // a run; the seeds' runs write two outputs (determinism); one trace, load and compile.
-  EXPECT_EQ(h.requests("reference", "reference").size(), 5u);
+  EXPECT_EQ(h.reference_outputs().size(), 5u);
+  // Each output was asked for right after its inputs alone, with the same fields.
+  const auto all = h.requests("reference", "reference");
+  ASSERT_EQ(all.size(), 10u);
+  for (std::size_t i = 0; i < all.size(); i += 2) {
+    auto inputs = all[i].at("req"), output = all[i + 1].at("req");
+    EXPECT_EQ(inputs.value("inputs_only", false), true);
+    EXPECT_FALSE(output.contains("inputs_only"));
+    inputs.erase("inputs_only");
+    inputs.erase("id");
+    output.erase("id");
+    EXPECT_EQ(inputs, output);
+  }
   const auto runs = h.requests("executor", "run");
   ASSERT_EQ(runs.size(), 5u);
   EXPECT_EQ(runs[0].at("req").at("outputs").size(), 2u);
@@ -168,7 +180,7 @@ TEST(Evaluator, WrongValuesAndNondeterminismAreIncorrectAtCheck) {
   EXPECT_EQ(wrong.failure->phase, failure_phase::check);
   EXPECT_TRUE(contains(wrong.failure->message, "seed ")) << wrong.failure->message;
   // A failing seed is enough: no second seed, no stress case, no perturbation.
-  EXPECT_EQ(h.requests("reference", "reference", "wrong").size(), 1u);
+  EXPECT_EQ(h.reference_outputs("wrong").size(), 1u);
 
   const auto flaky = eval.evaluate(tasks[1], fake_harness::suite_candidate(tasks[1]));
   EXPECT_EQ(flaky.status, task_status::incorrect) << message_of(flaky);
@@ -332,7 +344,7 @@ TEST(Evaluator, TimingLoopFoldsBatchesAndRechecksTheTimedOutput) {
   ASSERT_FALSE(reference_times.empty());
   EXPECT_EQ(reference_times[0].at("req").at("precision"), "highest");
   std::set<std::uint64_t> checked(r.seeds.begin(), r.seeds.end());
-  const auto references = h.requests("reference", "reference", "fake");
+  const auto references = h.reference_outputs("fake");
   ASSERT_EQ(references.size(), 6u);  // 2 seeds, 1 stress case, 2 perturbations, the timing inputs
   EXPECT_FALSE(checked.contains(references.back().at("req").at("seed").get<std::uint64_t>()));
   EXPECT_EQ(times[0].at("req").at("inputs"),

@@ -1,6 +1,8 @@
 """Input generation at scale: large arrays drawn in fixed chunks from spawned streams (the same
 numbers whatever the thread count, the declared distribution), float32 perturbation within the
 domain, and the reference process making each (task, size, seed) set once per evaluation."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,28 @@ def test_kept_sets_stay_within_the_memory_budget(tmp_path, monkeypatch):
     assert [k[2] for k in ref._inputs] == [2, 3]  # least recently used out first
     ref._base_inputs(module, "medium", 1)
     assert list(ref._inputs) == [("relu", "medium", 1)]  # another size: the others are not asked again
+
+
+def test_inputs_only_then_the_output_draws_once_and_writes_once(tmp_path, monkeypatch):
+    """The harness asks for a request's inputs alone (host work, holding no device lease), then
+    for the same request's output: the second request draws nothing and rewrites no file, and
+    both name the same inputs; another request's fields in between are not taken for them."""
+    module = registry.load("add")
+    made = []
+    original = module.make_inputs
+    monkeypatch.setattr(module, "make_inputs", lambda rng, shapes: made.append(1) or original(rng, shapes))
+    ref = reference_role.Reference()
+    fields = {"task": "add", "size": "small", "seed": 5, "dir": str(tmp_path)}
+    first = ref.cmd_reference(ReferenceRequest.read(fields | {"inputs_only": True}))
+    assert set(first) == {"inputs"} and not (tmp_path / "ref.npy").exists()
+    stamps = [Path(a["path"]).stat().st_mtime_ns for a in first["inputs"]]
+    second = ref.cmd_reference(ReferenceRequest.read(fields))
+    assert made == [1]
+    assert second["inputs"] == first["inputs"]
+    assert [Path(a["path"]).stat().st_mtime_ns for a in second["inputs"]] == stamps
+    x, y = (np.load(a["path"]) for a in second["inputs"])
+    np.testing.assert_allclose(np.load(second["output"]["path"]), x + y, rtol=1e-6)
+    # Inputs kept for one request are never the answer to another (here: another seed).
+    ref.cmd_reference(ReferenceRequest.read(fields | {"inputs_only": True}))
+    other = ref.cmd_reference(ReferenceRequest.read(fields | {"seed": 6}))
+    assert not np.array_equal(np.load(other["inputs"][0]["path"]), x)

@@ -52,6 +52,8 @@ struct reference_request {
   std::string dir;
   std::optional<std::string> stress;  // a stress case's inputs instead of the task's
   std::optional<std::size_t> perturb;  // the input perturbed within its domain
+  // The inputs alone (host work); the same request without it then makes the output (device work).
+  bool inputs_only = false;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -293,6 +293,9 @@ class ReferenceRequest(Request):
     dir: str
     stress: str | None = None
     perturb: int | None = None
+    # Only draw and write the inputs (host work); the next request with the same fields makes the
+    # reference output from them (device work): the harness holds the device only for that.
+    inputs_only: bool = False
 
     def check(self):
         _at_least("seed", self.seed, 0)
