@@ -52,3 +52,11 @@ def test_a_batch_naming_an_unknown_task_is_refused_before_any_evaluation(env, tm
     assert result.returncode == 2, result.stderr
     assert "--batch line 1 (id x): unknown task 'no_such_task'" in result.stderr
     assert not (tmp_path / "out" / "records.jsonl").exists()
+
+
+def test_a_batch_from_standard_input_is_checked_line_by_line(env):
+    """`--batch -` reads the requests from standard input; a bad line there is refused by its
+    number before any worker starts."""
+    good = json.dumps({"id": "a", "task": "relu", "source": "def kernel(x): return x"})
+    result = run_cli(env, "eval", "--batch", "-", "--device", "cpu", input=good + "\n{not json\n")
+    assert result.returncode == 2 and "<stdin>:2: not a JSON line" in result.stderr, result.stderr
