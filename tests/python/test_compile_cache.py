@@ -3,7 +3,6 @@ Pallas interpret-mode modules (jax 0.10.2): off by default, a fresh folder misse
 a second process hits on the same module and misses on another, and the artifact capture's
 compile neither reads nor writes an entry."""
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -12,28 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "JAX_PLATFORMS": "cpu"}
-
-
-class Process:
-    def __init__(self, role: str, *args: str, cwd: Path | None = None):
-        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.worker.{role}", *args], env=ENV, text=True,
-                                     cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.hello = json.loads(self.proc.stdout.readline())
-        self.next_id = 1
-
-    def call(self, **request):
-        request["id"] = self.next_id
-        self.next_id += 1
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())
-
-    def close(self):
-        self.call(cmd="shutdown")
-        self.proc.wait(timeout=30)
-
+from worker_process import ENV, Process
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):

@@ -1,37 +1,11 @@
 """The three processes' side of the protocol, spoken directly over pipes (no sandbox: the
 sandbox is the C++ side's, tests/orchestrate/test_sandbox.cpp)."""
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Process:
-    def __init__(self, role: str, cwd: Path | None = None):
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "JAX_PLATFORMS": "cpu"}
-        self.proc = subprocess.Popen([sys.executable, "-m", f"pallasbench.worker.{role}"], env=env, text=True, cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.hello = json.loads(self.proc.stdout.readline())
-        self.next_id = 1
-
-    def call(self, **request):
-        request["id"] = self.next_id
-        self.next_id += 1
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        reply = json.loads(self.proc.stdout.readline())
-        assert reply["id"] == request["id"]
-        return reply
-
-    def close(self):
-        self.call(cmd="shutdown")
-        self.proc.wait(timeout=30)
+from worker_process import Process
 
 
 @pytest.fixture(scope="module")
