@@ -13,6 +13,7 @@ import pytest
 
 from worker_process import ENV, Process
 
+
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
     """The interpret-mode modules the suite tracer exports for relu and add (SMALL), with their inputs."""
