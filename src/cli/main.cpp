@@ -154,6 +154,20 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("out", merge.out, "output folder (its records.jsonl must be absent or empty)")->required();
   merge_cmd->add_option("inputs", merge.inputs, "folders holding records.jsonl (or records files)")->required();
 
+  pallasbench::compare_options compare;
+  auto* compare_cmd = app.add_subcommand(
+      "compare",
+      "compare two runs' records row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on "
+      "the median and its CI95, BROKE/FIXED, ADDED/REMOVED; exit 1 when anything is SLOWER or BROKE");
+  compare_cmd->add_option("base", compare.base, "BASE: a records file or a run folder (its records.jsonl)")
+      ->required();
+  compare_cmd->add_option("new", compare.next, "NEW: likewise")->required();
+  compare_cmd->add_option("--threshold", compare.threshold,
+                          "relative change of the medians that FASTER/SLOWER must exceed")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -166,6 +180,7 @@ int main(int argc, char** argv) {
     if (*eval_cmd) return pallasbench::eval_command(eval);
     if (*report_cmd) return pallasbench::report_command(report);
     if (*merge_cmd) return pallasbench::merge_command(merge);
+    if (*compare_cmd) return pallasbench::compare_command(compare);
     if (*artifacts_cmd) return pallasbench::artifacts_command(artifacts);
   } catch (const pallasbench::usage_error& e) {
     fmt::print(std::cerr, "pallasbench: error: {}\n", e.what());

@@ -89,6 +89,14 @@ struct merge_options {
   std::vector<std::string> inputs;  // folders holding records.jsonl (or records files themselves)
 };
 
+// `compare BASE NEW`: two runs' records joined row by row (report/compare.hpp).
+struct compare_options {
+  std::string base;  // a records file, or a run folder holding records.jsonl
+  std::string next;  // likewise, NEW
+  double threshold = 0.02;  // relative change of the medians a speed verdict must exceed
+  bool json = false;
+};
+
 struct artifacts_options {
   std::string task;
   problem_size size = problem_size::small;
@@ -102,5 +110,7 @@ int run_command(const run_options& options);
 int eval_command(const eval_options& options);
 int report_command(const report_options& options);
 int merge_command(const merge_options& options);
+// Exit 1 when a row is SLOWER or BROKE, else 0; unreadable inputs are usage errors (exit 2).
+int compare_command(const compare_options& options);
 
 }  // namespace pallasbench

@@ -1,0 +1,102 @@
+// `pallasbench compare BASE NEW`: two runs' records joined row by row, each row given a verdict on
+// its kernel's median time and on whether it still passes. Pure: records in, rows out; the CLI
+// reads the files and chooses the exit code.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pallasbench/core/enum_names.hpp"
+
+namespace pallasbench {
+
+enum class compare_verdict {
+  same,       // medians within the threshold of each other
+  faster,     // NEW's median lower by more than the threshold, and the CI95 intervals are disjoint
+  slower,     // likewise higher
+  ambiguous,  // medians differ by more than the threshold but the CI95 intervals overlap
+  no_timing,  // a side has no median: no speed verdict
+  broke,      // passed in BASE (ok and robust), does not in NEW
+  fixed,      // the reverse
+  added,      // only in NEW
+  removed,    // only in BASE
+};
+
+template <>
+struct enum_names<compare_verdict> {
+  static constexpr std::string_view what = "verdict";
+  static constexpr std::array entries{
+      std::pair{compare_verdict::same, std::string_view("SAME")},
+      std::pair{compare_verdict::faster, std::string_view("FASTER")},
+      std::pair{compare_verdict::slower, std::string_view("SLOWER")},
+      std::pair{compare_verdict::ambiguous, std::string_view("AMBIGUOUS")},
+      std::pair{compare_verdict::no_timing, std::string_view("NO_TIMING")},
+      std::pair{compare_verdict::broke, std::string_view("BROKE")},
+      std::pair{compare_verdict::fixed, std::string_view("FIXED")},
+      std::pair{compare_verdict::added, std::string_view("ADDED")},
+      std::pair{compare_verdict::removed, std::string_view("REMOVED")},
+  };
+};
+
+struct comparison_options {
+  // Relative difference of the medians, |new - base| / base, that a speed verdict needs to exceed
+  // (nvbench's compare-robust default).
+  double threshold = 0.02;
+};
+
+// The part of one record that a comparison reads.
+struct compared_side {
+  std::string status;           // "ok", "incorrect", ... as recorded (no parse: any status compares)
+  std::optional<bool> robust;   // result.robustness_passed
+  std::optional<double> median_us;                    // timing.median_us
+  std::optional<std::pair<double, double>> ci95_us;   // timing.ci95_us [lo, hi]
+
+  [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
+  [[nodiscard]] static compared_side from_record(const nlohmann::json& record);
+};
+
+struct compare_row {
+  std::string task;  // kernel_name
+  std::string size;
+  std::string dtype;             // the kernel's output dtype; "" where the record does not say
+  std::string candidate_sha256;  // candidate.sha256
+  std::optional<compared_side> base;
+  std::optional<compared_side> next;  // NEW's side ("new" is a keyword)
+  compare_verdict verdict = compare_verdict::no_timing;
+  std::optional<double> change;  // (new - base) / base of the medians
+  std::string note;              // what else changed: status, robustness, a missing CI
+
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+struct compare_result {
+  std::vector<compare_row> rows;  // BASE's order, then the rows only NEW has in NEW's order
+  [[nodiscard]] std::map<compare_verdict, int> counts() const;
+  // Anything SLOWER or BROKE: what CI gates on (exit 1).
+  [[nodiscard]] bool regressed() const;
+  [[nodiscard]] nlohmann::json to_json() const;  // {"rows": [...], "counts": {"SAME": n, ...}}
+};
+
+// The speed verdict of two timed sides (both medians present, base median > 0).
+[[nodiscard]] compare_verdict speed_verdict(const compared_side& base, const compared_side& next,
+                                            double threshold);
+
+// Joins on (task, size, dtype, candidate sha256); within one side a later record of the same key
+// replaces an earlier one, as `report` does.
+[[nodiscard]] compare_result compare_records(const std::vector<nlohmann::json>& base,
+                                             const std::vector<nlohmann::json>& next,
+                                             const comparison_options& options = {});
+
+// A GitHub markdown table (task, size, base median, new median, change, verdict, note), then one
+// count line per verdict that occurs.
+void print_compare_markdown(std::ostream& out, const compare_result& result);
+
+}  // namespace pallasbench

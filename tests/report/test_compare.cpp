@@ -1,0 +1,153 @@
+#include "pallasbench/report/compare.hpp"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace pallasbench {
+namespace {
+
+using nlohmann::json;
+
+// The shape of tests/fixtures/records/gpu_ok.jsonl, cut to what a comparison reads.
+json record(const std::string& task, double median, double lo, double hi, const std::string& status = "ok",
+            bool robust = true, const std::string& sha = "aaaa", const std::string& dtype = "float32") {
+  json r{{"kernel_name", task},
+         {"size", "small"},
+         {"status", status},
+         {"candidate", {{"kind", "suite"}, {"path", "/tasks/" + task + ".py"}, {"sha256", sha}}},
+         {"result", {{"robustness_passed", robust}}},
+         {"timing", {{"median_us", median}, {"ci95_us", {lo, hi}}, {"reference_median_us", 2.0}}},
+         {"artifacts",
+          {{"jaxpr_dag",
+            {{"nodes",
+              {{{"id", 0}, {"primitive", "input"}, {"outputs", {{{"dtype", "float32"}, {"shape", {8}}}}}},
+               {{"id", 1}, {"primitive", "output"}, {"outputs", {{{"dtype", dtype}, {"shape", {8}}}}}}}}}}}}};
+  return r;
+}
+
+// A record of a candidate that never traced: no timing, no graph (so no dtype), as in gpu_failures.jsonl.
+json failed(const std::string& task, const std::string& status, const std::string& sha = "aaaa") {
+  return {{"kernel_name", task},
+          {"size", "small"},
+          {"status", status},
+          {"candidate", {{"kind", "suite"}, {"sha256", sha}}},
+          {"result", {{"robustness_passed", false}}},
+          {"timing", nullptr},
+          {"artifacts", {{"mode", "inline"}}}};
+}
+
+compare_verdict only_verdict(const json& base, const json& next, double threshold = 0.02) {
+  const auto result = compare_records({base}, {next}, {.threshold = threshold});
+  EXPECT_EQ(result.rows.size(), 1u);
+  return result.rows.at(0).verdict;
+}
+
+TEST(RunCompare, SpeedVerdicts) {
+  // 10% faster, intervals disjoint.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), record("relu", 90, 89, 91)), compare_verdict::faster);
+  // 10% slower, intervals disjoint.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), record("relu", 110, 109, 111)), compare_verdict::slower);
+  // 1% apart, disjoint intervals: within the threshold, so SAME however tight the intervals.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99.9, 100.1), record("relu", 101, 100.9, 101.1)), compare_verdict::same);
+  // 10% slower but the intervals overlap: the noise could explain it.
+  EXPECT_EQ(only_verdict(record("relu", 100, 90, 120), record("relu", 110, 95, 125)), compare_verdict::ambiguous);
+}
+
+TEST(RunCompare, ChangeIsRelativeToBase) {
+  const auto result = compare_records({record("relu", 100, 99, 101)}, {record("relu", 90, 89, 91)});
+  ASSERT_TRUE(result.rows[0].change.has_value());
+  EXPECT_DOUBLE_EQ(*result.rows[0].change, -0.1);
+  EXPECT_FALSE(result.regressed());
+}
+
+TEST(RunCompare, ThresholdBoundary) {
+  // Exactly 2% is within the threshold (the difference must exceed it); just above is a verdict.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99.9, 100.1), record("relu", 102, 101.9, 102.1)), compare_verdict::same);
+  EXPECT_EQ(only_verdict(record("relu", 100, 99.9, 100.1), record("relu", 102.5, 102.4, 102.6)),
+            compare_verdict::slower);
+  // A wider threshold turns the same pair SAME.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99.9, 100.1), record("relu", 102.5, 102.4, 102.6), 0.03),
+            compare_verdict::same);
+}
+
+TEST(RunCompare, MissingIntervalIsAmbiguous) {
+  auto next = record("relu", 150, 149, 151);
+  next["timing"].erase("ci95_us");
+  const auto result = compare_records({record("relu", 100, 99, 101)}, {next});
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::ambiguous);
+  EXPECT_NE(result.rows[0].note.find("no CI95 in new"), std::string::npos) << result.rows[0].note;
+}
+
+TEST(RunCompare, BrokeAndFixed) {
+  // ok -> incorrect, the new record without a graph: still the same row (unknown dtype joins).
+  const auto broke = compare_records({record("relu", 100, 99, 101)}, {failed("relu", "incorrect")});
+  ASSERT_EQ(broke.rows.size(), 1u);
+  EXPECT_EQ(broke.rows[0].verdict, compare_verdict::broke);
+  EXPECT_EQ(broke.rows[0].dtype, "float32");
+  EXPECT_NE(broke.rows[0].note.find("status ok -> incorrect"), std::string::npos) << broke.rows[0].note;
+  EXPECT_TRUE(broke.regressed());
+
+  EXPECT_EQ(only_verdict(failed("relu", "crashed"), record("relu", 100, 99, 101)), compare_verdict::fixed);
+  // Still ok, but no longer robust: BROKE too, even though it got faster.
+  EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), record("relu", 50, 49, 51, "ok", false)),
+            compare_verdict::broke);
+}
+
+TEST(RunCompare, NoTiming) {
+  // Failing on both sides: no median, so no speed verdict, but the status change is noted.
+  const auto result = compare_records({failed("relu", "incorrect")}, {failed("relu", "crashed")});
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::no_timing);
+  EXPECT_FALSE(result.rows[0].change.has_value());
+  EXPECT_EQ(result.rows[0].note, "status incorrect -> crashed");
+  // Passing on both sides but run with --no-timing on one: no speed verdict either.
+  auto untimed = record("relu", 100, 99, 101);
+  untimed.erase("timing");
+  EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), untimed), compare_verdict::no_timing);
+  EXPECT_FALSE(compare_records({failed("relu", "incorrect")}, {failed("relu", "crashed")}).regressed());
+}
+
+TEST(RunCompare, AddedAndRemovedByKey) {
+  // Another candidate hash, another task, another dtype: none joins.
+  const auto result = compare_records(
+      {record("relu", 100, 99, 101), record("softmax", 10, 9, 11), record("exp", 5, 4, 6, "ok", true, "aaaa", "float32")},
+      {record("relu", 100, 99, 101, "ok", true, "bbbb"), record("exp", 5, 4, 6, "ok", true, "aaaa", "bfloat16")});
+  ASSERT_EQ(result.rows.size(), 5u);
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::removed);  // relu aaaa
+  EXPECT_EQ(result.rows[1].verdict, compare_verdict::removed);  // softmax
+  EXPECT_EQ(result.rows[2].verdict, compare_verdict::removed);  // exp float32
+  EXPECT_EQ(result.rows[3].verdict, compare_verdict::added);    // relu bbbb
+  EXPECT_EQ(result.rows[3].candidate_sha256, "bbbb");
+  EXPECT_EQ(result.rows[3].note, "candidate bbbb");  // the table's only way to tell candidates apart
+  EXPECT_EQ(result.rows[4].verdict, compare_verdict::added);  // exp bfloat16
+  EXPECT_EQ(result.rows[4].dtype, "bfloat16");
+  EXPECT_FALSE(result.regressed());  // a removed row is not a regression by itself
+}
+
+TEST(RunCompare, LaterRecordOfAKeyWins) {
+  const auto result =
+      compare_records({record("relu", 100, 99, 101), record("relu", 200, 199, 201)}, {record("relu", 200, 199, 201)});
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::same);
+}
+
+TEST(RunCompare, JsonAndMarkdown) {
+  const auto result = compare_records({record("relu", 100, 99, 101), record("exp", 10, 9, 11)},
+                                      {record("relu", 110, 109, 111), record("add", 1, 1, 1)});
+  const auto j = result.to_json();
+  ASSERT_EQ(j["rows"].size(), 3u);
+  EXPECT_EQ(j["rows"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["rows"][0]["new"]["median_us"], 110.0);
+  EXPECT_EQ(j["counts"]["SLOWER"], 1);
+  EXPECT_EQ(j["counts"]["REMOVED"], 1);
+  EXPECT_EQ(j["counts"]["ADDED"], 1);
+  EXPECT_EQ(j["counts"]["SAME"], 0);
+  std::ostringstream out;
+  print_compare_markdown(out, result);
+  EXPECT_NE(out.str().find("| relu | small | 100.000 us | 110.000 us | +10.00% | SLOWER |"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("SLOWER: 1\n"), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace pallasbench
