@@ -142,7 +142,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
 }  // namespace
 
 int list_command(const list_options& options) {
-  auto s = detail::open_session({device_choice::cpu, {}, std::nullopt, k_default_max_source_bytes, 300});
+  auto s = detail::open_session({device_choice::cpu, {}, std::nullopt, k_default_max_source_bytes, 300, "", {}});
   const auto tasks = detail::select(s.tasks, options.selection);
   if (options.json) {
     json out = json::array();
@@ -214,7 +214,7 @@ int eval_command(const eval_options& options) {
 }
 
 int artifacts_command(const artifacts_options& options) {
-  auto s = detail::open_session({options.device, {}, std::nullopt, k_default_max_source_bytes, 300});
+  auto s = detail::open_session({options.device, {}, std::nullopt, k_default_max_source_bytes, 300, "", {}});
   const auto task = detail::select(s.tasks, {{options.task}, std::nullopt, ""}).front();
   const auto size = std::string(to_string(options.size));
   protocol::trace_request request;
