@@ -1,1 +1,13 @@
-"""PallasBench's Python side: the worker the C++ harness drives, and the task vocabulary."""
+"""PallasBench's Python side: the worker the C++ harness drives, the task vocabulary, and the
+Python API over the binary (`pallasbench.tasks`, `pallasbench.evaluate`, `pallasbench.run`:
+pallasbench/api.py), loaded on first use so that workers importing the package pay nothing."""
+
+_API = ("tasks", "evaluate", "run", "UsageError", "HarnessError")
+
+
+def __getattr__(name):
+    if name in _API:
+        from pallasbench import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'pallasbench' has no attribute '{name}'")
