@@ -6,15 +6,14 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "detail/cells.hpp"
+
 namespace pallasbench {
 namespace {
 
 using nlohmann::json;
 
-std::optional<double> number_in(const json& j, const json::json_pointer& ptr) {
-  if (!j.contains(ptr) || !j[ptr].is_number()) return std::nullopt;
-  return j[ptr].get<double>();
-}
+using detail::number_at;
 
 std::string string_at(const json& j, const json::json_pointer& ptr) {
   return j.contains(ptr) && j[ptr].is_string() ? j[ptr].get<std::string>() : std::string();
@@ -96,11 +95,8 @@ void judge(compare_row& row, double threshold) {
 }
 
 std::string median_cell(const std::optional<compared_side>& side) {
-  if (!side || !side->median_us) return "-";
-  const double us = *side->median_us;
-  if (us >= 1e6) return fmt::format("{:.2f} s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.2f} ms", us / 1e3);
-  return fmt::format("{:.3f} us", us);
+  // Three decimals under a millisecond: the changes a comparison shows are often nanoseconds.
+  return detail::format_us(side ? side->median_us : std::nullopt, 3);
 }
 
 // The table has no hash column: an unjoined row names its candidate, else two candidates of one task
@@ -128,7 +124,7 @@ compared_side compared_side::from_record(const json& record) {
   side.status = record.value("status", "?");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     side.robust = record[ptr].get<bool>();
-  side.median_us = number_in(record, "/timing/median_us"_json_pointer);
+  side.median_us = number_at(record, "/timing/median_us"_json_pointer);
   if (const auto ptr = "/timing/ci95_us"_json_pointer; record.contains(ptr)) {
     const auto& ci = record[ptr];
     if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())

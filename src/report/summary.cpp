@@ -8,22 +8,15 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "detail/cells.hpp"
+
 namespace pallasbench {
 namespace {
 
 using nlohmann::json;
 
-std::optional<double> number_at(const json& j, const json::json_pointer& ptr) {
-  if (!j.contains(ptr) || !j[ptr].is_number()) return std::nullopt;
-  return j[ptr].get<double>();
-}
-
-std::string format_us(const std::optional<double>& us) {
-  if (!us) return "-";
-  if (*us >= 1e6) return fmt::format("{:.2f} s", *us / 1e6);
-  if (*us >= 1e3) return fmt::format("{:.2f} ms", *us / 1e3);
-  return fmt::format("{:.1f} us", *us);
-}
+using detail::format_us;
+using detail::number_at;
 
 std::string format_error(const std::optional<double>& e) { return e ? fmt::format("{:.2e}", *e) : "-"; }
 std::string format_robust(const std::optional<bool>& r) { return r ? (*r ? "yes" : "no") : "-"; }

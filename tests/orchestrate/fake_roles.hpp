@@ -84,11 +84,16 @@ struct fake_harness {
   explicit fake_harness(const std::string& scenario, const std::vector<std::pair<std::string, std::string>>& env = {})
       : scenario_env("FAKE_SCENARIO", scenario), log_env("FAKE_LOG", log_path().string()) {
     for (const auto& [name, value] : env) more_env.push_back(std::make_unique<scoped_env>(name, value));
+    pool = std::make_unique<worker_pool>(options());
+  }
+
+  // What a pool of fakes is made with (lanes make pools of their own from it).
+  static worker_options options() {
     worker_options o;
     o.project_root = PALLASBENCH_TEST_DATA;
     o.command = {"python3", std::string(PALLASBENCH_TEST_DATA) + "/orchestrate/fake_roles.py"};
     o.startup_timeout = std::chrono::seconds(30);
-    pool = std::make_unique<worker_pool>(o);
+    return o;
   }
 
   static run_config config(double timeout_s = 10) {

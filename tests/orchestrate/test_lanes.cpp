@@ -30,14 +30,6 @@ TEST(LaneCount, DefaultsToTheCoresLessOneAndNeverExceedsTheJobs) {
   EXPECT_EQ(lane_count(8, 0, 16), 1u);
 }
 
-worker_options fake_options() {
-  worker_options o;
-  o.project_root = PALLASBENCH_TEST_DATA;
-  o.command = {"python3", std::string(PALLASBENCH_TEST_DATA) + "/orchestrate/fake_roles.py"};
-  o.startup_timeout = std::chrono::seconds(30);
-  return o;
-}
-
 std::deque<device_slot> fake_gpus(int count) {
   std::deque<device_slot> devices;
   for (int i = 0; i < count; ++i) {
@@ -57,7 +49,7 @@ struct lane_run {
 lane_run run_lanes(fake_harness& h, std::deque<device_slot>& devices, std::size_t lanes,
                    const std::vector<task_info>& tasks, const run_config& config, timing_options timing = {}) {
   evaluator_setup setup{config, timing, {artifact_mode::none, false, {}}, json{{"backend", "gpu"}}, std::nullopt, "t"};
-  lane_set set(nullptr, fake_options(), devices, lanes, setup);  // every lane told its GPU
+  lane_set set(nullptr, fake_harness::options(), devices, lanes, setup);  // every lane told its GPU
   set.prestart(candidate_kind::suite, false);
   std::ostringstream progress;
   progress_printer out(progress, false);

@@ -1,0 +1,19 @@
+#include "cells.hpp"
+
+#include <fmt/format.h>
+
+namespace pallasbench::detail {
+
+std::optional<double> number_at(const nlohmann::json& j, const nlohmann::json::json_pointer& ptr) {
+  if (!j.contains(ptr) || !j[ptr].is_number()) return std::nullopt;
+  return j[ptr].get<double>();
+}
+
+std::string format_us(const std::optional<double>& us, int us_digits) {
+  if (!us) return "-";
+  if (*us >= 1e6) return fmt::format("{:.2f} s", *us / 1e6);
+  if (*us >= 1e3) return fmt::format("{:.2f} ms", *us / 1e3);
+  return fmt::format("{:.{}f} us", *us, us_digits);
+}
+
+}  // namespace pallasbench::detail
