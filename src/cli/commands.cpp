@@ -244,32 +244,4 @@ int artifacts_command(const artifacts_options& options) {
   return exit_code::ok;
 }
 
-int report_command(const report_options& options) {
-  std::vector<summary_row> rows;
-  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size) -> row
-  for (const auto& file : options.records) {
-    if (!std::ifstream(file)) throw usage_error(fmt::format("cannot read records file {}", file));
-    std::vector<json> records;
-    try {
-      records = read_records(file, &std::cerr);  // a cut last line is skipped with a warning
-      for (const auto& record : records) {
-        auto row = summary_row::from_record(record);
-        const auto key = std::make_pair(row.task, row.size);
-        if (const auto it = index.find(key); it != index.end()) {
-          rows[it->second] = std::move(row);
-        } else {
-          index.emplace(key, rows.size());
-          rows.push_back(std::move(row));
-        }
-      }
-    } catch (const std::invalid_argument& e) {  // a record of no known status
-      throw usage_error(fmt::format("{}: {}", file, e.what()));
-    } catch (const std::runtime_error& e) {  // a corrupt line (the message names file:line)
-      throw usage_error(e.what());
-    }
-  }
-  summary_printer(std::cout, options.format, options.summary).run_finished(rows, {});
-  return exit_code::ok;
-}
-
 }  // namespace pallasbench

@@ -142,9 +142,20 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report",
                                         "summarise records.jsonl files (a later file's record replaces "
                                         "an earlier one of the same task and size)");
-  report_cmd->add_option("records", report.records, "records.jsonl files")->required();
+  report_cmd->add_option("records", report.records, "run folders or records.jsonl files")->required();
   add_choice(report_cmd, "--format", report.format, "table or markdown");
   add_show_compiler(report_cmd, report.summary);
+  report_cmd->add_option("--html", report.html,
+                         "write one self-contained HTML page (tables, speedup and roofline charts, failures) here");
+
+  pallasbench::export_options export_;
+  auto* export_cmd = app.add_subcommand(
+      "export", "write runs' records as a dataset folder: data files with one Arrow schema and a README.md card");
+  export_cmd->add_option("inputs", export_.inputs, "run folders or records.jsonl files")->required();
+  export_cmd->add_option("--to", export_.to, "the dataset folder to write (absent or empty)")->required();
+  export_cmd->add_option("--format", export_.format, "data file format")
+      ->check(CLI::IsMember({"jsonl", "parquet"}))
+      ->capture_default_str();
 
   pallasbench::merge_options merge;
   auto* merge_cmd = app.add_subcommand(
@@ -179,6 +190,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return pallasbench::run_command(run);
     if (*eval_cmd) return pallasbench::eval_command(eval);
     if (*report_cmd) return pallasbench::report_command(report);
+    if (*export_cmd) pallasbench::export_command(export_);
     if (*merge_cmd) return pallasbench::merge_command(merge);
     if (*compare_cmd) return pallasbench::compare_command(compare);
     if (*artifacts_cmd) return pallasbench::artifacts_command(artifacts);

@@ -81,6 +81,14 @@ struct report_options {
   std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
   summary_format format = summary_format::table;
   summary_options summary;
+  std::string html;  // set: write one self-contained HTML page here instead (pallasbench.tools.html_report)
+};
+
+// `export DIR... --to FOLDER`: the records as a dataset folder (pallasbench.tools.export).
+struct export_options {
+  std::vector<std::string> inputs;  // run folders or records files
+  std::string to;
+  std::string format = "jsonl";  // jsonl or parquet
 };
 
 // `merge OUT DIR...`: the shards' records (and artifact files) unioned into OUT/records.jsonl.
@@ -109,6 +117,7 @@ int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);
 int report_command(const report_options& options);
+[[noreturn]] int export_command(const export_options& options);
 int merge_command(const merge_options& options);
 // Exit 1 when a row is SLOWER or BROKE, else 0; unreadable inputs are usage errors (exit 2).
 int compare_command(const compare_options& options);

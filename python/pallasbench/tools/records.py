@@ -1,0 +1,74 @@
+"""Reading the records of runs for the tools: run folders (their records.jsonl) or records files,
+in order, each record with where it came from."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from pallasbench.tools import ToolUsageError
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path  # the records file
+    line: int
+
+
+def records_path(argument: str) -> Path:
+    """A run folder stands for its records.jsonl, as `run --out` wrote it."""
+    path = Path(argument)
+    if path.is_dir():
+        path = path / "records.jsonl"
+    if not path.is_file():
+        raise ToolUsageError(f"cannot read records file {path}")
+    return path
+
+
+def read(argument: str) -> list[tuple[dict, Source]]:
+    """One file's records. A corrupt line is an error naming file:line, except a cut last line (a
+    run killed mid-write), which is skipped with a warning, as the C++ reader does."""
+    path = records_path(argument)
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ToolUsageError(f"cannot read records file {path}: {e}") from e
+    complete = lines[-1] == ""  # a file whose last line ended with its newline
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            if number == len(lines) and not complete:
+                print(f"pallasbench: warning: {path}:{number}: skipped a cut last line", file=sys.stderr)
+                continue
+            raise ToolUsageError(f"{path}:{number}: not a JSON record ({e.msg})") from e
+        if not isinstance(record, dict) or "kernel_name" not in record or "status" not in record:
+            raise ToolUsageError(f"{path}:{number}: not a PallasBench record (no kernel_name or status)")
+        records.append((record, Source(path, number)))
+    return records
+
+
+def read_all(arguments: list[str]) -> list[tuple[dict, Source]]:
+    if not arguments:
+        raise ToolUsageError("no records given")
+    return [item for argument in arguments for item in read(argument)]
+
+
+def latest(items: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
+    """One record per (task, size, candidate file): a later one replaces an earlier, as `report`
+    does, in the order first seen."""
+    kept: dict[tuple, int] = {}
+    out: list[tuple[dict, Source]] = []
+    for record, source in items:
+        candidate = record.get("candidate") or {}
+        key = (record["kernel_name"], record.get("size"), candidate.get("kind"), candidate.get("path"))
+        if key in kept:
+            out[kept[key]] = (record, source)
+        else:
+            kept[key] = len(out)
+            out.append((record, source))
+    return out

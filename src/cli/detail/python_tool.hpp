@@ -1,0 +1,16 @@
+// The CLI's Python-side tools: drawing (matplotlib) and Parquet (pyarrow) are Python libraries, so
+// `report --html` and `export` hand their arguments to a module of python/pallasbench/tools/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pallasbench {
+
+// Replaces this process with `python -m pallasbench.tools.<module> args...` (the project's venv
+// Python, its python/ folder first on PYTHONPATH). The tool's exit code is the command's: 0 done,
+// 2 a usage error it named, 3 anything else. Returns only by throwing when the exec fails.
+[[noreturn]] void exec_python_tool(std::string_view module, const std::vector<std::string>& args);
+
+}  // namespace pallasbench

@@ -1,0 +1,32 @@
+#include "detail/python_tool.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "pallasbench/core/error.hpp"
+#include "pallasbench/orchestrate/paths.hpp"
+
+namespace pallasbench {
+
+void exec_python_tool(std::string_view module, const std::vector<std::string>& args) {
+  const auto root = project_root();
+  std::string python_path = (root / "python").string();
+  if (const char* user = std::getenv("PYTHONPATH"); user && *user) python_path += std::string(":") + user;
+  if (::setenv("PYTHONPATH", python_path.c_str(), 1) != 0 || ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)
+    throw error(fmt::format("cannot set the environment of pallasbench.tools.{}: {}", module, std::strerror(errno)));
+  const auto python = python_executable(root).string();
+  std::vector<std::string> argv{python, "-m", fmt::format("pallasbench.tools.{}", module)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (auto& arg : argv) pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  ::execvp(pointers[0], pointers.data());
+  throw error(fmt::format("cannot start {} for pallasbench.tools.{}: {}", python, module, std::strerror(errno)));
+}
+
+}  // namespace pallasbench
