@@ -6,19 +6,29 @@ VPY := $(VENV)/bin/python
 BUILD := build
 JAX_VERSION := 0.10.2
 APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev
+# The HTML report's test renders the page in a real browser.
+TEST_APT_PACKAGES := chromium-headless-shell
 
-.PHONY: all setup deps venv build run test ctest pytest clean
+.PHONY: all setup deps test-deps venv build run test ctest pytest clean
 
 all: build
 
-# Debian packages the C++ build needs (skipped when already installed).
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# Debian packages (skipped when already installed).
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing: $$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+endef
+
+# What the C++ build needs.
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
+test-deps:
+	$(call apt_install,$(TEST_APT_PACKAGES))
 
 # The project's Python: jax pinned (CPU build), numpy, pytest.
 venv: $(VENV)/.installed
@@ -44,7 +54,7 @@ ctest: build
 
 # Two workers, whole files each (--dist loadfile keeps a file's module fixtures, such as the
 # corpus's one eval per task, in one process): the corpus (~4 min) runs beside everything else.
-pytest: setup
+pytest: setup test-deps
 	$(VPY) -m pytest -q -n 2 --dist loadfile tests/python tests/e2e
 
 test: ctest pytest

@@ -1,0 +1,53 @@
+"""pallasbench.tools.records: run folders, cut last lines, corrupt lines, one record per key."""
+import json
+
+import pytest
+
+from pallasbench.tools import ToolUsageError, main
+from pallasbench.tools import records as records_io
+
+RECORD = {"kernel_name": "relu", "status": "ok", "size": "small", "candidate": {"kind": "suite", "path": "t.py"}}
+
+
+def test_a_run_folder_stands_for_its_records_file(tmp_path):
+    (tmp_path / "records.jsonl").write_text(json.dumps(RECORD) + "\n")
+    [(record, source)] = records_io.read(str(tmp_path))
+    assert record == RECORD and source.path == tmp_path / "records.jsonl" and source.line == 1
+
+
+def test_a_cut_last_line_is_skipped_with_a_warning(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(RECORD) + "\n" + json.dumps(RECORD)[:20])
+    assert len(records_io.read(str(path))) == 1
+    assert f"{path}:2: skipped a cut last line" in capsys.readouterr().err
+
+
+def test_a_corrupt_line_inside_names_file_and_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(RECORD) + "\n{oops\n" + json.dumps(RECORD) + "\n")
+    with pytest.raises(ToolUsageError, match=rf"{path}:2: not a JSON record"):
+        records_io.read(str(path))
+    path.write_text('{"status": "ok"}\n')
+    with pytest.raises(ToolUsageError, match=rf"{path}:1: not a PallasBench record"):
+        records_io.read(str(path))
+    with pytest.raises(ToolUsageError, match="cannot read records file"):
+        records_io.read(str(tmp_path / "absent"))
+
+
+def test_latest_keeps_one_record_per_task_size_and_candidate(tmp_path):
+    later = {**RECORD, "status": "incorrect"}
+    other = {**RECORD, "candidate": {"kind": "user", "path": "mine.py"}}
+    kept = records_io.latest([(RECORD, None), (other, None), (later, None)])
+    assert [r for r, _ in kept] == [later, other]
+
+
+def test_main_maps_errors_to_the_clis_exit_codes(capsys):
+    def usage(_):
+        raise ToolUsageError("bad file x.jsonl")
+
+    def defect(_):
+        raise KeyError("oops")
+
+    assert main(lambda _: 0, []) == 0
+    assert main(usage, []) == 2 and "pallasbench: error: bad file x.jsonl" in capsys.readouterr().err
+    assert main(defect, []) == 3 and "KeyError" in capsys.readouterr().err
