@@ -18,8 +18,24 @@ bool is_float_type(std::string_view t) {
   return t == "f16" || t == "bf16" || t == "f32" || t == "f64" || t == "tf32" || t == "f80" || t == "f128" ||
          t.starts_with("f8E") || t.starts_with("f6E") || t.starts_with("f4E");
 }
-bool is_narrow_float(std::string_view t) {
-  return is_float_type(t) && t != "f32" && t != "f64" && t != "f80" && t != "f128" && t != "tf32";
+// Significand bits (the implicit one included) of an MLIR float type; 0 for an unknown one.
+int significand_bits(std::string_view t) {
+  if (t == "f128") return 113;
+  if (t == "f80") return 64;
+  if (t == "f64") return 53;
+  if (t == "f32") return 24;
+  if (t == "tf32" || t == "f16") return 11;
+  if (t == "bf16") return 8;
+  // f8E4M3FN, f8E5M2, f6E2M3FN, f4E2M1FN, ...: the digits after 'M' are the stored bits.
+  const std::size_t m = t.rfind('M');
+  if (m != std::string_view::npos && m + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[m + 1])))
+    return (t[m + 1] - '0') + 1;
+  return 0;
+}
+// A float type less precise than the task's own (f32 for float32 tasks, bf16 for bfloat16 ones).
+// TF32 is not a value type of its own here: the dot precision check handles it.
+bool is_narrow_float(std::string_view t, std::string_view task_float) {
+  return is_float_type(t) && t != "tf32" && significand_bits(t) < significand_bits(task_float);
 }
 bool is_int_type(std::string_view t) {
   return t.size() > 1 && (t[0] == 'i' || (t[0] == 'u' && t[1] == 'i')) &&
@@ -125,7 +141,8 @@ bool has_f32_operand(const std::vector<std::string_view>& types) {
 // One kernel's float types, dots and narrowing ops, read line by line into the report.
 class kernel_scan {
 public:
-  kernel_scan(std::string label, precision_report& report) : m_label(std::move(label)), m_report(report) {}
+  kernel_scan(std::string label, precision_report& report, std::string_view task_float)
+      : m_label(std::move(label)), m_report(report), m_task_float(task_float) {}
 
   void read(std::string_view line) {
     const std::string_view op = op_of(line);
@@ -138,7 +155,7 @@ public:
       if (!is_float_type(type)) continue;
       m_report.float_types.emplace(type);
       m_tf32 = m_tf32 || type == "tf32";
-      if (is_narrow_float(type) && std::find(narrow.begin(), narrow.end(), type) == narrow.end())
+      if (is_narrow_float(type, m_task_float) && std::find(narrow.begin(), narrow.end(), type) == narrow.end())
         narrow.emplace_back(type);
     }
     if (!precision.empty()) {
@@ -153,7 +170,7 @@ public:
     for (const auto& type : m_narrow_seen)
       if (!m_narrow_reported.contains(type)) add_downgrade(fmt::format("{} in the IR", type));
     m_report.tf32 = m_report.tf32 || m_tf32;
-    if (!options.float32_task) return;
+    if (!options.float_task) return;
     if (m_downgrades.size() > k_downgrades_per_kernel) {
       const std::size_t more = m_downgrades.size() - k_downgrades_per_kernel;
       m_downgrades.resize(k_downgrades_per_kernel);
@@ -171,6 +188,7 @@ public:
 private:
   std::string m_label;
   precision_report& m_report;
+  std::string_view m_task_float;
   std::vector<std::string> m_downgrades;
   std::set<std::string, std::less<>> m_narrow_seen, m_narrow_reported;
   bool m_tf32 = false;
@@ -187,7 +205,7 @@ private:
                    const std::vector<std::string>& narrow) {
     m_narrow_seen.insert(narrow.begin(), narrow.end());
     if (k_conversions.contains(op)) {
-      if (!is_narrow_float(types.back())) return;
+      if (!is_narrow_float(types.back(), m_task_float)) return;
       m_narrow_reported.emplace(types.back());
       return add_downgrade(fmt::format("{} {} -> {}", op, types.front(), types.back()));
     }
@@ -205,7 +223,7 @@ precision_report analyze_kernel_precision(const std::vector<kernel_ir>& kernels,
     const kernel_ir& kernel = kernels[i];
     const std::string label = kernel_label(kernel, i);
     if (!kernel.ir.empty()) {
-      kernel_scan scan(label, report);
+      kernel_scan scan(label, report, options.task_float);
       const std::string_view ir = kernel.ir;
       for (std::size_t begin = 0; begin < ir.size();) {
         const std::size_t end = std::min(ir.find('\n', begin), ir.size());
@@ -216,7 +234,7 @@ precision_report analyze_kernel_precision(const std::vector<kernel_ir>& kernels,
       continue;
     }
     report.unreadable.push_back(label);
-    if (options.float32_task)
+    if (options.float_task)
       report.problems.push_back(fmt::format("kernel '{}': IR unreadable ({}), precision unverified", label,
                                             kernel.decode_error.empty() ? "no IR given" : kernel.decode_error));
   }

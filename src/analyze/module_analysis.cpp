@@ -93,7 +93,7 @@ module_analysis analyze_module(std::string_view stablehlo, const std::vector<ker
   a.precision = analyze_kernel_precision(kernels, options);
   std::size_t written = 0;
   for (const auto& [name, f] : module.functions) written += written_pallas_calls(f.body);
-  if (options.float32_task && kernels.size() < written)
+  if (options.float_task && kernels.size() < written)
     a.precision.problems.push_back(
         fmt::format("the module has {} Pallas custom call(s) but the IR of {} kernel(s) was given: precision "
                     "unverified",

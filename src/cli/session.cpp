@@ -145,7 +145,7 @@ run_config make_config(const evaluation_flags& flags, device_kind device) {
              flags.seed ? fmt::format("seed {} (given): every evaluation's inputs are predictable", *flags.seed)
                         : std::string("seeds: a fresh one from OS entropy per evaluation (each record's `seed`; "
                                       "--seed S reproduces a record)"));
-  return run_config{flags.size, device, flags.seeds, flags.timeout_s, flags.seed, flags.shard};
+  return run_config{flags.size, device, flags.seeds, flags.timeout_s, flags.seed, flags.shard, flags.dtype};
 }
 
 timing_options make_timing(const evaluation_flags& flags, const session& s) {

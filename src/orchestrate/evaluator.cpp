@@ -40,10 +40,11 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   return evaluate(task, candidate);
 }
 
-task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {
+task_result evaluator::evaluate(const task_info& described, const candidate_spec& candidate) {
   // Every instant until the result is returned counts in one phase: the checks unless a step
   // below says otherwise.
   m_clock.start(work_phase::checks);
+  const auto task = described.at(m_config.dtype);  // its tolerance and dtypes at the run's dtype
   auto result = prepare(task, candidate);
   const auto task_dir = m_scratch.fresh(task.name);
   try {
@@ -234,8 +235,14 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
                        k["ir"].is_string() ? k["ir"].get<std::string>() : "",
                        k.contains("error") && k["error"].is_string() ? k["error"].get<std::string>() : ""});
   module_analysis_options options;
-  options.float32_task = task.output_dtype == "float32";
-  options.allow_tf32 = task.uses_tf32;
+  // The policy is the output's dtype's: less precise types inside the kernel are downgrades (fp8 in
+  // a bfloat16 task, bf16 in a float16 one). TF32 is more precise than either low-precision dtype.
+  static const std::map<std::string, std::string> ir_type = {
+      {"float32", "f32"}, {"bfloat16", "bf16"}, {"float16", "f16"}};
+  const auto task_float = ir_type.find(task.output_dtype);
+  options.float_task = task_float != ir_type.end();
+  if (options.float_task) options.task_float = task_float->second;
+  options.allow_tf32 = task.uses_tf32 || (options.float_task && options.task_float != "f32");
   options.task_flops = task.flops_at(m_config.size).value_or(0.0);
   options.max_outside_share = thresholds::max_outside_work;
   options.scalar_setup_elements = thresholds::scalar_setup_elements;

@@ -16,6 +16,7 @@ protocol::reference_request evaluator::reference_request(const task_info& task, 
   protocol::reference_request request;
   request.task = task.name;
   request.size = m_config.size;
+  request.dtype = m_config.dtype;
   request.seed = seed;
   request.dir = dir.string();
   return request;

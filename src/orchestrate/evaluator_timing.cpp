@@ -82,8 +82,10 @@ void evaluator::profile(task_result& result, const task_info& task) {
   const auto paths = reply.input_paths();
   const auto last_output = dir / "last_timed_output.npy";
   // The speed baseline runs at the kernel's precision class: XLA's default (TF32 allowed) when
-  // the kernel uses TF32, full f32 otherwise.
-  const std::string precision = task.uses_tf32 ? "default" : "highest";
+  // the kernel uses TF32, full f32 otherwise; at a low-precision dtype, XLA's default on the
+  // dtype's arrays (its bf16/f16 tensor-core paths).
+  const bool low_precision = m_config.dtype != float_dtype::float32;
+  const std::string precision = task.uses_tf32 || low_precision ? "default" : "highest";
   timed_side_state kernel{m_pool.executor(), failure_phase::time,
                           [&](const protocol::timing_batch& b) {
                             return protocol::time_request{paths, last_output.string(), b}.to_json();
@@ -91,7 +93,8 @@ void evaluator::profile(task_result& result, const task_info& task) {
                           warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
   timed_side_state reference{m_pool.reference(), failure_phase::time_reference,
                              [&](const protocol::timing_batch& b) {
-                               return protocol::time_reference_request{paths, task.name, precision, b}.to_json();
+                               return protocol::time_reference_request{paths, task.name, precision, b, m_config.dtype}
+                                   .to_json();
                              },
                              warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
   timing_result timing;

@@ -61,6 +61,7 @@ json reference_request::to_json() const {
   if (stress) j["stress"] = *stress;
   if (perturb) j["perturb"] = *perturb;
   if (inputs_only) j["inputs_only"] = true;
+  j["dtype"] = to_string(dtype);
   return j;
 }
 
@@ -150,7 +151,9 @@ json time_request::to_json() const {
 }
 
 json time_reference_request::to_json() const {
-  return batch_fields({{"cmd", command}, {"inputs", inputs}, {"task", task}, {"precision", precision}}, batch);
+  return batch_fields(
+      {{"cmd", command}, {"inputs", inputs}, {"task", task}, {"precision", precision}, {"dtype", to_string(dtype)}},
+      batch);
 }
 
 }  // namespace pallasbench::protocol

@@ -15,7 +15,9 @@ timeouts timeouts::from_seconds(double seconds) {
 }
 
 nlohmann::json run_config::to_json() const {
-  return {{"size", to_string(size)}, {"device", to_string(device)}, {"seeds", seeds}, {"timeout_s", timeout_s}};
+  nlohmann::json j = {{"size", to_string(size)}, {"device", to_string(device)}, {"seeds", seeds}, {"timeout_s", timeout_s}};
+  if (dtype != float_dtype::float32) j["dtype"] = to_string(dtype);
+  return j;
 }
 
 std::string config_hash(const std::string& task, const std::string& candidate_sha256, const run_config& config) {

@@ -152,6 +152,7 @@ json to_record(const task_result& r) {
       {"repo_link", ""},
       // Beyond both
       {"size", size},
+      {"dtype", to_string(r.config.dtype)},
       {"config", r.config.to_json()},
       {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
       {"candidate", {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},

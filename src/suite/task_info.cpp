@@ -15,8 +15,12 @@ task_info task_info::from_json(const nlohmann::json& j) {
   for (const auto& in : j.at("inputs")) t.inputs.push_back({in.at("name"), in.at("domain")});
   for (const auto& [size, inputs] : j.at("shapes").items())
     for (const auto& [input, shape] : inputs.items()) t.shapes[size][input] = shape.get<std::vector<std::int64_t>>();
-  const auto& tol = j.at("tolerance");
-  t.tol = {tol.at("atol").get<double>(), tol.at("rtol").get<double>(), tol.at("rel_norm").get<double>()};
+  const auto tolerance_of = [](const nlohmann::json& tol) {
+    return tolerance{tol.at("atol").get<double>(), tol.at("rtol").get<double>(), tol.at("rel_norm").get<double>()};
+  };
+  t.tol = tolerance_of(j.at("tolerance"));
+  if (j.contains("tolerances") && j["tolerances"].is_object())
+    for (const auto& [dtype, tol] : j["tolerances"].items()) t.tolerances[dtype] = tolerance_of(tol);
   t.uses_tf32 = j.value("uses_tf32", false);
   t.order_dependent = j.value("order_dependent", false);
   t.integer_ops = j.value("integer_ops", false);
@@ -32,6 +36,26 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.source = j.value("kernel_source", "");
   t.bundled_source = j.value("kernel_bundled_source", t.source);
   t.reference_source = j.value("reference_source", "");
+  return t;
+}
+
+task_info task_info::at(float_dtype dtype) const {
+  task_info t = *this;
+  const std::string name(to_string(dtype));
+  if (dtype == float_dtype::float32) return t;
+  const auto it = tolerances.find(name);
+  if (it == tolerances.end())
+    throw std::runtime_error(fmt::format("task '{}' declares no tolerance at {} (its describe has no "
+                                         "tolerances.{})", this->name, name, name));
+  t.tol = it->second;
+  // A float32 output follows the float inputs; with none, nothing the kernel is given names a
+  // float type, and the output keeps its own (task/dtypes.py's output_at_dtype).
+  bool float_input = false;
+  for (auto& [input, input_dtype] : t.dtypes) {
+    float_input = float_input || input_dtype == "float32";
+    input_dtype = at_dtype(input_dtype, dtype);
+  }
+  if (float_input) t.output_dtype = at_dtype(output_dtype, dtype);
   return t;
 }
 

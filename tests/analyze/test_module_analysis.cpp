@@ -39,7 +39,7 @@ struct fixture {
 fixture load_case(const fs::path& dir, const std::string& name) {
   const json entry = json::parse(read_text(dir / "manifest.json")).at(name);
   fixture f{read_text(dir / (name + ".mlir")), {}, {}};
-  f.options.float32_task = entry.at("float32_task");
+  f.options.float_task = entry.at("float32_task");
   f.options.allow_tf32 = entry.at("allow_tf32");
   f.options.task_flops = entry.at("task_flops");
   for (const auto& k : entry.at("kernels"))
@@ -68,7 +68,7 @@ const std::string k_kernel_call =
 module_analysis analyze_text(const std::string& text, double task_flops = 65536) {
   module_analysis_options options;
   options.task_flops = task_flops;
-  options.float32_task = false;
+  options.float_task = false;
   return analyze_module(text, {}, options);
 }
 
@@ -398,8 +398,25 @@ TEST(ModuleAnalysis, Bf16InsideTheKernelIsADowngrade) {
   EXPECT_EQ(a.precision.float_types, (std::set<std::string>{"bf16", "f32"}));
   EXPECT_EQ(a.precision.downgrades, (std::vector<std::string>{"kernel 'body': arith.truncf f32 -> bf16"}));
   EXPECT_TRUE(has_problem(a, "precision downgrade: kernel 'body': arith.truncf f32 -> bf16")) << problems_of(a);
-  f.options.float32_task = false;  // a bf16 task may compute in bf16
+  f.options.float_task = false;  // a task whose output is not a float has no precision policy
   EXPECT_TRUE(analyze(f).passed()) << problems_of(analyze(f));
+}
+
+TEST(ModuleAnalysis, TheTasksDtypeSetsWhatIsADowngrade) {
+  fixture f = load_fixture("bf16_inside");
+  f.options.task_float = "bf16";  // a bfloat16 task computes in bf16
+  EXPECT_TRUE(analyze(f).passed()) << problems_of(analyze(f));
+  f.options.task_float = "f16";  // bf16 keeps 8 significand bits of float16's 11
+  EXPECT_TRUE(has_problem(analyze(f), "precision downgrade: kernel 'body': arith.truncf f32 -> bf16"))
+      << problems_of(analyze(f));
+  // An fp8 round inside a bfloat16 task.
+  for (auto& k : f.kernels) {
+    for (std::size_t at = k.ir.find("bf16"); at != std::string::npos; at = k.ir.find("bf16", at))
+      k.ir.replace(at, 4, "f8E4M3FN");
+  }
+  f.options.task_float = "bf16";
+  const auto a = analyze(f);
+  EXPECT_TRUE(has_problem(a, "precision downgrade: kernel 'body': arith.truncf f32 -> f8E4M3FN")) << problems_of(a);
 }
 
 TEST(ModuleAnalysis, Tf32DotNeedsUsesTf32) {
@@ -447,7 +464,7 @@ TEST(ModuleAnalysis, UnreadableKernelIrFailsClosedForFloat32) {
   EXPECT_TRUE(
       has_problem(a, "kernel '_relu_body': IR unreadable (bytecode version 9 unsupported), precision unverified"))
       << problems_of(a);
-  f.options.float32_task = false;
+  f.options.float_task = false;
   EXPECT_TRUE(analyze(f).passed());
 }
 

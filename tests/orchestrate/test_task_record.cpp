@@ -217,6 +217,23 @@ TEST(TaskRecord, ConfigHashIsStableAndSensitive) {
   EXPECT_NE(config_hash("relu", "abc", a), config_hash("add", "abc", a));
 }
 
+TEST(TaskRecord, DtypeIsInTheResumeKeyExceptFloat32sWhichKeepsTheOldKey) {
+  run_config f32{problem_size::small, device_kind::cpu, 3, 300};
+  run_config bf16 = f32, f16 = f32;
+  bf16.dtype = float_dtype::bfloat16;
+  f16.dtype = float_dtype::float16;
+  EXPECT_FALSE(f32.to_json().contains("dtype"));  // float32 keys are those of records made before --dtype
+  EXPECT_EQ(f32.to_json(), (nlohmann::json{{"size", "small"}, {"device", "cpu"}, {"seeds", 3}, {"timeout_s", 300.0}}));
+  EXPECT_EQ(bf16.to_json()["dtype"], "bfloat16");
+  EXPECT_NE(config_hash("relu", "abc", f32), config_hash("relu", "abc", bf16));
+  EXPECT_NE(config_hash("relu", "abc", bf16), config_hash("relu", "abc", f16));
+  auto r = sample_result();
+  EXPECT_EQ(to_record(r)["dtype"], "float32");
+  r.config.dtype = float_dtype::float16;
+  EXPECT_EQ(to_record(r)["dtype"], "float16");
+  EXPECT_EQ(to_record(r)["config"]["dtype"], "float16");
+}
+
 TEST(TaskRecord, ShardIsRecordedButIsNoPartOfTheResumeKey) {
   auto r = sample_result();
   const auto unsharded = to_record(r);

@@ -66,6 +66,30 @@ def test_reference_inputs_are_reproducible(reference, tmp_path):
     np.testing.assert_array_equal(np.load(again["inputs"][0]["path"]), x)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_at_a_low_precision_inputs_and_reference_are_rounded(reference, executor, dtype, tmp_path):
+    import ml_dtypes
+
+    wide = reference.call(cmd="reference", task="softmax", size="small", seed=3, dir=str(tmp_path))
+    low = reference.call(cmd="reference", task="softmax", size="small", seed=3, dir=str(tmp_path / ".."), dtype=dtype)
+    assert low["ok"], low
+    assert low["inputs"][0]["dtype"] == dtype and low["output"]["dtype"] == dtype
+    target = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    x32 = np.load(wide["inputs"][0]["path"])
+    x = np.load(low["inputs"][0]["path"])  # float32 on disk, holding the dtype's values
+    np.testing.assert_array_equal(x, x32.astype(target).astype(np.float32))
+    assert not np.array_equal(x, x32)
+    # The reference in float32 on the rounded inputs, rounded to the dtype.
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    expected = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32).astype(target).astype(np.float32)
+    got = np.load(low["output"]["path"])
+    assert np.array_equal(got, got.astype(target).astype(np.float32))  # exactly the dtype's values
+    assert np.abs(got - expected).max() <= np.spacing(target(1.0)).astype(np.float32)  # within one rounding
+    timed = reference.call(cmd="time_reference", inputs=[i["path"] for i in low["inputs"]], task="softmax",
+                           precision="default", dtype=dtype, warmup=1, samples=2, max_seconds=5)
+    assert timed["ok"], timed
+
+
 def test_trace_load_compile_run(reference, executor, tmp_path):
     ref = reference.call(cmd="reference", task="add", size="small", seed=0, dir=str(tmp_path))
     traced = trace({"task": "add"}, specs_of(ref), tmp_path)

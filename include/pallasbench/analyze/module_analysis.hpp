@@ -63,7 +63,10 @@ struct kernel_ir {
 };
 
 struct module_analysis_options {
-  bool float32_task = true;  // the task's output is float32: the precision policy applies
+  bool float_task = true;  // the task's output is a float type: the precision policy applies
+  // The IR type of the task's float dtype ("f32", "bf16", "f16"): a less precise type in a kernel
+  // is a precision downgrade.
+  std::string task_float = "f32";
   bool allow_tf32 = false;   // the task declares USES_TF32
   double task_flops = 0;     // the task's FLOP model at this size (denominator of the outside share)
   // The filter passes thresholds::max_outside_work and thresholds::scalar_setup_elements

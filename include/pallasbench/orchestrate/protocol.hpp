@@ -54,6 +54,7 @@ struct reference_request {
   std::optional<std::size_t> perturb;  // the input perturbed within its domain
   // The inputs alone (host work); the same request without it then makes the output (device work).
   bool inputs_only = false;
+  float_dtype dtype = float_dtype::float32;  // inputs and output rounded to it
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
@@ -161,6 +162,7 @@ struct time_reference_request {
   std::string task;
   std::string precision;  // the baseline's matmul precision: "default" | "highest"
   timing_batch batch;
+  float_dtype dtype = float_dtype::float32;  // the baseline runs at the run's dtype
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/core/enum_names.hpp"
+#include "pallasbench/suite/dtype.hpp"
 #include "pallasbench/suite/shard.hpp"
 #include "pallasbench/suite/size.hpp"
 
@@ -76,6 +77,9 @@ struct run_config {
   // --shard I/N: the record says which share of the work it was (its `shard`). Not part of the
   // resume key either: the merged records of N shards resume the unsharded run.
   std::optional<shard_spec> shard;
+  // --dtype: part of the key, written only when not float32, so that float32 records keep the
+  // keys they had before the dtype axis (--resume over an older folder still resumes).
+  float_dtype dtype = float_dtype::float32;
 
   [[nodiscard]] nlohmann::json to_json() const;
   [[nodiscard]] std::string size_name() const { return std::string(to_string(size)); }

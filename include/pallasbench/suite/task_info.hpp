@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/suite/dtype.hpp"
 #include "pallasbench/suite/size.hpp"
 #include "pallasbench/suite/tolerance.hpp"
 
@@ -27,7 +28,8 @@ struct task_info {
   std::string sha256;  // of the task file
   std::vector<input_info> inputs;
   std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> shapes;  // size -> input -> shape
-  tolerance tol;
+  tolerance tol;  // at the dtype the task is evaluated at (at_dtype)
+  std::map<std::string, tolerance> tolerances;  // dtype -> the task's bound at it (task/dtypes.py)
   bool uses_tf32 = false;
   bool order_dependent = false;
   bool integer_ops = false;                   // flops() counts integer operations: no float FLOP ceiling applies
@@ -44,6 +46,9 @@ struct task_info {
   std::string reference_source;  // the reference function's source
 
   [[nodiscard]] static task_info from_json(const nlohmann::json& j);
+  // The task as evaluated at `dtype`: its tolerance there, float32 inputs at the dtype, and a
+  // float32 output too when some input is float.
+  [[nodiscard]] task_info at(float_dtype dtype) const;
   [[nodiscard]] std::string shape_summary(problem_size size) const;  // "x(4096,4096) y(...)"
   // The task's FLOP and byte models at `size`; none where the task declares none.
   [[nodiscard]] std::optional<double> flops_at(problem_size size) const;

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from pallasbench.task import dtypes
 from pallasbench.worker import compile_cache, compiler_artifacts, environment, interpret, sampling, server, tensors
 from pallasbench.worker.protocol import (ArtifactsRequest, CommandError, CompileRequest, LoadRequest, RunRequest,
                                          TimeRequest)
@@ -61,6 +62,7 @@ class Executor:
     def __init__(self):
         self._exported = None  # the loaded module, until compiled
         self._avals = None
+        self._input_dtypes = None
         self.compiled = None
         self._sampler = sampling.Sampler()
         self._device_inputs = tensors.DeviceInputs()
@@ -72,10 +74,9 @@ class Executor:
     def cmd_load(self, req: LoadRequest):
         """Deserialize a module and describe it for analysis; nothing is compiled yet."""
         import jax
-        import numpy as np
 
         self._drop()
-        avals = [jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) for s in req.inputs]
+        avals = [jax.ShapeDtypeStruct(tuple(s.shape), dtypes.numpy_dtype(s.dtype)) for s in req.inputs]
         exported = _deserialize(req.module, "module")
         _check_signature(exported, avals, self._platform())
         text, kernels = describe_module(exported)
@@ -87,6 +88,7 @@ class Executor:
             _check_signature(analysed, avals, "cuda")
             reply["analysis_stablehlo"], reply["kernels"] = describe_module(analysed)
         self._exported, self._avals = exported, avals
+        self._input_dtypes = [s.dtype for s in req.inputs]  # low-precision inputs travel as float32
         return reply
 
     def cmd_compile(self, req: CompileRequest):
@@ -177,7 +179,7 @@ class Executor:
             raise CommandError("usage_error", "run before compile")
         import jax
 
-        inputs = [jax.device_put(x) for x in tensors.load_inputs(req.inputs)]
+        inputs = [jax.device_put(x) for x in tensors.load_inputs(req.inputs, self._input_dtypes)]
         return {"outputs": [tensors.save(path, self._call(inputs)) for path in req.outputs]}
 
     def cmd_time(self, req: TimeRequest):
@@ -185,7 +187,7 @@ class Executor:
         the batch's last timed call is saved there for the harness to recheck."""
         if self.compiled is None:
             raise CommandError("usage_error", "time before compile")
-        reply = self._sampler.timed(self.compiled, self._device_inputs.get(req.inputs), req)
+        reply = self._sampler.timed(self.compiled, self._device_inputs.get(req.inputs, self._input_dtypes), req)
         last, self._sampler.last_output = self._sampler.last_output, None
         if req.output is not None:
             reply["output"] = tensors.save(req.output, last)

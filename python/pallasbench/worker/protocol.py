@@ -19,6 +19,7 @@ from typing import ClassVar
 PLATFORMS = ("cpu", "gpu")
 ARTIFACT_MODES = ("none", "inline", "files")
 MATMUL_PRECISIONS = ("default", "high", "highest")
+from pallasbench.task.dtypes import DTYPES  # noqa: E402  (float32, bfloat16, float16)
 
 
 class CommandError(Exception):
@@ -296,10 +297,12 @@ class ReferenceRequest(Request):
     # Only draw and write the inputs (host work); the next request with the same fields makes the
     # reference output from them (device work): the harness holds the device only for that.
     inputs_only: bool = False
+    dtype: str = "float32"  # the run's float dtype: inputs and output rounded to it (task/dtypes.py)
 
     def check(self):
         _at_least("seed", self.seed, 0)
         _at_least("perturb", self.perturb, 0)
+        _one_of("dtype", self.dtype, DTYPES)
 
 
 @_command("time_reference", "reference")
@@ -307,10 +310,12 @@ class ReferenceRequest(Request):
 class TimeReferenceRequest(TimingRequest):
     task: str
     precision: str
+    dtype: str = "float32"  # the XLA baseline runs at the run's dtype
 
     def check(self):
         super().check()
         _one_of("precision", self.precision, MATMUL_PRECISIONS)
+        _one_of("dtype", self.dtype, DTYPES)
 
 
 @_command("device", "reference")

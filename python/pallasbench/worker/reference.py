@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pallasbench.task import registry, stress
+from pallasbench.task import dtypes, registry, stress
 from pallasbench import task as tl
 from pallasbench.worker import ceilings, compile_cache, environment, interpret, sampling, server, sources, tensors
 from pallasbench.worker.protocol import (CommandError, DescribeRequest, DeviceRequest, ReferenceRequest,
@@ -69,6 +69,7 @@ class Reference:
                 info["sha256"] = info["kernel_sha256"]
                 info["reference_source"] = inspect.getsource(module.reference)
                 info["output_dtype"] = _output_dtype(module, info)
+                info["tolerances"] = dtypes.tolerances(module)
                 tasks.append(info)
             except Exception as exc:  # one broken task file must not hide the others
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
@@ -118,7 +119,7 @@ class Reference:
         the reference output; with inputs_only, the inputs alone, kept for the next request of
         the same fields, which then only makes the output."""
         self._device_inputs.drop()
-        key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir)
+        key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
         prepared, self._prepared = self._prepared, None
         if prepared is not None and prepared[0] == key and not req.inputs_only:
             module, inputs, written = prepared[1:]
@@ -131,6 +132,10 @@ class Reference:
             ref = self._run_reference(module, inputs, float64=req.stress is not None)
         except Exception as exc:
             raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
+        # Computed in float32 on the rounded inputs, rounded to the output's dtype at this run's.
+        ref = np.asarray(ref)
+        wanted = dtypes.output_at_dtype(ref.dtype.name, [np.asarray(x).dtype.name for x in inputs], req.dtype)
+        ref = ref.astype(dtypes.numpy_dtype(wanted))
         return {"inputs": written, "output": tensors.save(str(Path(req.dir) / "ref.npy"), ref)}
 
     def _write_inputs(self, req: ReferenceRequest):
@@ -155,13 +160,17 @@ class Reference:
                 raise CommandError("usage_error", f"perturb: no input {index} in '{module.NAME}'")
             rng = np.random.default_rng([req.seed, 7919, index])
             inputs[index] = tl.perturb(rng, inputs[index], module.INPUTS[index].domain)
+        # Drawn as at float32, then rounded to the run's dtype (nearest even): the reference and
+        # the kernel see the same values.
+        inputs = [dtypes.round_to(array, req.dtype) for array in inputs]
         out_dir = Path(req.dir)
         written = []
         for spec, array in zip(module.INPUTS, inputs):
             if tuple(array.shape) != tuple(shapes[spec.name]):
                 raise CommandError("task_error", f"task '{module.NAME}': make_inputs gave "
                                    f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
-            written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array) | {"name": spec.name})
+            logical = dtypes.at_dtype(np.asarray(array).dtype.name, req.dtype)
+            written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array, logical) | {"name": spec.name})
         return module, inputs, written
 
     def _run_reference(self, module, inputs, float64: bool = False):
@@ -184,7 +193,12 @@ class Reference:
         """Timing samples of the XLA reference at the given matmul precision."""
         module = registry.load(req.task)
         fn = self._reference_fn(module, req.precision)
-        reply = self._sampler.timed(fn, self._device_inputs.get(req.inputs), req)
+        # At a low-precision dtype the baseline is the reference at that dtype: XLA's own kernels
+        # on the dtype's arrays (the files hold float32; the cast happens before timing).
+        wanted = None
+        if req.dtype != dtypes.FLOAT32:
+            wanted = [dtypes.at_dtype(str(np.load(p, mmap_mode="r").dtype), req.dtype) for p in req.inputs]
+        reply = self._sampler.timed(fn, self._device_inputs.get(req.inputs, wanted), req)
         self._sampler.last_output = None  # the baseline's output is never checked
         return reply
 

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from pallasbench.task import registry
+from pallasbench.task import dtypes, registry
 from pallasbench.worker import interpret, jaxpr_info, server
 from pallasbench.worker.protocol import Candidate, CommandError, TraceRequest
 
@@ -106,7 +106,6 @@ class Tracer:
 
     def cmd_trace(self, req: TraceRequest):
         import jax
-        import numpy as np
 
         if self._used and not self._suite:
             raise CommandError("usage_error", "a tracer traces one candidate and is thrown away")
@@ -115,7 +114,7 @@ class Tracer:
         self._used = True
         jax.clear_caches()  # each task traced afresh
         fn, module = _import_candidate(req.candidate)
-        avals = [jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) for s in req.inputs]
+        avals = [jax.ShapeDtypeStruct(tuple(s.shape), dtypes.numpy_dtype(s.dtype)) for s in req.inputs]
         on_cpu = req.platform == "cpu"
         try:
             t0 = time.perf_counter()
