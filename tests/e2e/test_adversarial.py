@@ -135,6 +135,24 @@ CASES = [
     ("relu_stale_output.py", "relu", "ok", True, []),
 ]
 
+# The bfloat16 tier (`--dtype bfloat16`, docs/dtypes.md): one `eval --batch` of its own.
+BF16_CASES = [
+    # bf16 operands straight into the dot, f32 accumulation: allclose passes.
+    ("matmul_bf16_honest.py", "matmul", "ok", True, []),
+    # f32 max, exp and sum, one rounding on the store: allclose passes.
+    ("softmax_bf16_honest.py", "softmax", "ok", True, []),
+    # The sum rounded through fp8 inside the kernel: allclose fails (~6% against 1e-2), and the
+    # precision check names the conversion (the record's trust.module_analysis).
+    ("add_fp8_round.py", "add", "incorrect", False, []),
+    # XLA computes, a token pallas_call copies: allclose passes at bf16 too.
+    ("matmul_xla_dot.py", "matmul", "ok", False, ["source_analysis"]),
+    ("softmax_xla.py", "softmax", "ok", False, ["source_analysis"]),
+    # A copy is no relu at any dtype.
+    ("relu_copy.py", "relu", "incorrect", False, []),
+]
+# What the precision check must find in a bf16 case's kernel (record trust.module_analysis).
+BF16_DOWNGRADES = {"add_fp8_round.py": "tt.fp_to_fp f32 -> f8E4M3FN"}
+
 # The stress case each unstable candidate must fail, by name, in the record's error.
 STRESS_FAILS = {
     "softmax_no_max.py": "large",  # exp(30 x) overflows: inf / inf
@@ -169,29 +187,52 @@ def accepted(case) -> bool:
     return case[2] == "ok" and case[3]
 
 
-@pytest.fixture(scope="module")
-def records(env, tmp_path_factory):
-    """Every case's record, from one `eval --batch` of the whole corpus (one JSON line a case):
-    each candidate in a tracer of its own, the lanes' executors and reference processes serving
-    them all. The exit code is 1 (some candidates fail), and each record names its request."""
-    batch = tmp_path_factory.mktemp("corpus") / "requests.jsonl"
+def evaluate_corpus(env, folder, cases, *flags):
+    """Every case's record, from one `eval --batch` of the cases (one JSON line a case): each
+    candidate in a tracer of its own, the lanes' executors and reference processes serving them
+    all. The exit code is 1 (some candidates fail), and each record names its request."""
+    batch = folder / "requests.jsonl"
     batch.write_text("".join(json.dumps({"id": case[0], "task": case[1], "path": str(ADVERSARIAL / case[0])}) + "\n"
-                             for case in CASES))
-    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--json", timeout=1800)
+                             for case in cases))
+    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--json", *flags, timeout=1800)
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    assert len(lines) == len(CASES), result.stderr[-3000:]
+    assert len(lines) == len(cases), result.stderr[-3000:]
     assert result.returncode == 1, result.stderr[-3000:]
     found = {record["request_id"]: record for record in lines}
-    assert set(found) == {case[0] for case in CASES}
+    assert set(found) == {case[0] for case in cases}
     for name, record in found.items():
         assert Path(record["candidate"]["path"]).name == name
     return found
 
 
+@pytest.fixture(scope="module")
+def records(env, tmp_path_factory):
+    return evaluate_corpus(env, tmp_path_factory.mktemp("corpus"), CASES)
+
+
+@pytest.fixture(scope="module")
+def bf16_records(env, tmp_path_factory):
+    return evaluate_corpus(env, tmp_path_factory.mktemp("corpus_bf16"), BF16_CASES, "--dtype", "bfloat16")
+
+
+@pytest.mark.parametrize("candidate, task, status, robust, failing", BF16_CASES,
+                         ids=[case[0].removesuffix(".py") for case in BF16_CASES])
+def test_adversarial_candidate_at_bfloat16(bf16_records, candidate, task, status, robust, failing):
+    record = bf16_records[candidate]
+    assert record["dtype"] == "bfloat16" and record["tolerance"] == {"atol": 1e-2, "rtol": 1e-2, "rel_norm": 1e-2}
+    check_verdict(record, candidate, task, status, robust, failing)
+    if candidate in BF16_DOWNGRADES:
+        precision = record["trust"]["module_analysis"]["precision"]
+        assert any(BF16_DOWNGRADES[candidate] in d for d in precision["downgrades"]), precision
+
+
 @pytest.mark.parametrize("candidate, task, status, robust, failing", CASES,
                          ids=[case[0].removesuffix(".py") for case in CASES])
 def test_adversarial_candidate(records, candidate, task, status, robust, failing):
-    record = records[candidate]
+    check_verdict(records[candidate], candidate, task, status, robust, failing)
+
+
+def check_verdict(record, candidate, task, status, robust, failing):
     assert record["kernel_name"] == task
     assert record["status"] == status, record["error"]
     filters = record["result"]["filters"]
@@ -260,6 +301,8 @@ def test_corpus_covers_enough():
     assert len(degenerate) >= 16 and len({case[1] for case in degenerate}) >= 6
     assert len(honest) >= 6
     listed = [case[0] for case in CASES] + GPU_ONLY + TIMING_CASES
-    assert sorted(listed) == sorted(p.name for p in ADVERSARIAL.glob("*.py"))
+    assert len(set(listed)) == len(listed)
+    assert set(listed) | {case[0] for case in BF16_CASES} == {p.name for p in ADVERSARIAL.glob("*.py")}
+    assert {c[3] for c in BF16_CASES} == {True, False}  # honest and degenerate at bf16
     gpu_script = (ADVERSARIAL.parents[1] / "bench" / "adversarial_gpu.sh").read_text()
     assert all(f'"{name} ' in gpu_script for name in GPU_ONLY)
