@@ -67,8 +67,10 @@ roofline_estimate roofline(const work_counts& work, const std::optional<timing_r
     r.pct_peak_bandwidth = 100 * *r.gbps / *copy;
   // Integer work (compares, counts) has no measured ceiling: an f32 FMA peak would mislead.
   if (work.integer_ops) return r;
-  const char* name = work.uses_tf32 ? "matmul_tf32" : "matmul_f32";
-  if (const auto peak = positive_ceiling(ceilings, name, "tflops"); peak && r.tflops) {
+  const std::string name = !work.flops_ceiling.empty() ? work.flops_ceiling
+                           : work.uses_tf32           ? "matmul_tf32"
+                                                      : "matmul_f32";
+  if (const auto peak = positive_ceiling(ceilings, name.c_str(), "tflops"); peak && r.tflops) {
     r.pct_peak_flops = 100 * *r.tflops / *peak;
     r.flops_ceiling = name;
   }

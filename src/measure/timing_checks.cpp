@@ -93,7 +93,7 @@ std::optional<device_ceilings> device_ceilings::from_json(const json& ceilings, 
   const json copy = ceilings.value("copy", json::object());
   c.copy_gbps = copy.is_object() ? copy.value("gbps", 0.0) : 0.0;
   if (c.copy_gbps <= 0) return std::nullopt;
-  for (const char* name : {"matmul_f32", "matmul_tf32", "matmul_bf16"}) {
+  for (const char* name : {"matmul_f32", "matmul_tf32", "matmul_bf16", "matmul_f16"}) {
     const json peak = ceilings.value(name, json::object());
     const double tflops = peak.is_object() ? peak.value("tflops", 0.0) : 0.0;
     if (tflops > c.peak_tflops) {

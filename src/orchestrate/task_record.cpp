@@ -14,7 +14,12 @@ namespace {
 using nlohmann::json;
 
 work_counts work_of(const task_result& r) {
-  return {r.task.flops_at(r.config.size), r.task.bytes_at(r.config.size), r.task.integer_ops, r.task.uses_tf32};
+  // At a low-precision dtype the dtype's own measured matmul peak is the compute roof.
+  std::string ceiling;
+  if (r.config.dtype == float_dtype::bfloat16) ceiling = "matmul_bf16";
+  if (r.config.dtype == float_dtype::float16) ceiling = "matmul_f16";
+  return {r.task.flops_at(r.config.size), r.task.bytes_at(r.config.size), r.task.integer_ops, r.task.uses_tf32,
+          ceiling};
 }
 
 json roofline_of(const task_result& r) {

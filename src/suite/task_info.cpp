@@ -32,6 +32,7 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
+  t.bytes_by_dtype = j.value("bytes_by_dtype", std::map<std::string, std::map<std::string, std::int64_t>>{});
   t.output_dtype = j.value("output_dtype", "");
   t.source = j.value("kernel_source", "");
   t.bundled_source = j.value("kernel_bundled_source", t.source);
@@ -48,6 +49,10 @@ task_info task_info::at(float_dtype dtype) const {
     throw std::runtime_error(fmt::format("task '{}' declares no tolerance at {} (its describe has no "
                                          "tolerances.{})", this->name, name, name));
   t.tol = it->second;
+  // The float32 byte model would double a 2-byte kernel's bandwidth: without one at the dtype,
+  // none (no bandwidth figure, no bytes floor).
+  const auto bytes = bytes_by_dtype.find(name);
+  t.bytes = bytes == bytes_by_dtype.end() ? std::map<std::string, std::int64_t>{} : bytes->second;
   // A float32 output follows the float inputs; with none, nothing the kernel is given names a
   // float type, and the output keeps its own (task/dtypes.py's output_at_dtype).
   bool float_input = false;

@@ -75,5 +75,22 @@ TEST(Metrics, RooflineNeedsDeviceTimeAndPositiveCeilings) {
   EXPECT_FALSE(roofline(work, std::nullopt, ceilings).gbps);
 }
 
+TEST(Metrics, TheRunsDtypeChoosesTheComputeRoof) {
+  const nlohmann::json ceilings = {{"copy", {{"gbps", 4000.0}}},
+                                   {"matmul_f32", {{"tflops", 50.0}}},
+                                   {"matmul_tf32", {{"tflops", 400.0}}},
+                                   {"matmul_bf16", {{"tflops", 800.0}}}};
+  work_counts work{2e9, 1e8, false, false};
+  EXPECT_EQ(*roofline(work, device_timed(100, 150), ceilings).flops_ceiling, "matmul_f32");
+  work.uses_tf32 = true;
+  EXPECT_EQ(*roofline(work, device_timed(100, 150), ceilings).flops_ceiling, "matmul_tf32");
+  work.flops_ceiling = "matmul_bf16";  // --dtype bfloat16
+  const auto r = roofline(work, device_timed(100, 150), ceilings);
+  EXPECT_EQ(*r.flops_ceiling, "matmul_bf16");
+  EXPECT_NEAR(*r.pct_peak_flops, 100 * 20.0 / 800, 1e-9);
+  work.flops_ceiling = "matmul_f16";  // not measured: no percentage rather than another dtype's
+  EXPECT_FALSE(roofline(work, device_timed(100, 150), ceilings).pct_peak_flops);
+}
+
 }  // namespace
 }  // namespace pallasbench

@@ -62,3 +62,17 @@ def test_low_precision_arrays_travel_as_float32_files(tmp_path):
     assert tensors.save(str(tmp_path / "y.npy"), rounded, "float16")["dtype"] == "float16"
     [y] = tensors.load_inputs([str(tmp_path / "y.npy")], ["float16"])
     assert y.dtype == np.float16 and np.array_equal(y.astype(np.float32), rounded)
+
+
+def test_describe_has_bytes_at_2_byte_dtypes_only_where_the_model_takes_the_size():
+    from pallasbench.task import registry
+
+    def bytes_moved(shapes, itemsize=4):
+        return 2 * shapes["x"][0] * itemsize
+
+    sized = types.SimpleNamespace(SHAPES={s: {"x": (n,)} for s, n in (("small", 8), ("medium", 16), ("large", 32))},
+                                  bytes_moved=bytes_moved)
+    assert registry._bytes_by_dtype(sized) == {d: {"small": 32, "medium": 64, "large": 128}
+                                               for d in ("bfloat16", "float16")}
+    sized.bytes_moved = lambda shapes: 8
+    assert registry._bytes_by_dtype(sized) == {}

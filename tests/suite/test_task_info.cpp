@@ -18,7 +18,9 @@ nlohmann::json described() {
             {"bfloat16", {{"atol", 1e-2}, {"rtol", 1e-2}, {"rel_norm", 1e-2}}},
             {"float16", {{"atol", 1e-3}, {"rtol", 2e-3}, {"rel_norm", 2e-3}}}}},
           {"dtypes", {{"x", "float32"}, {"idx", "int32"}}},
-          {"output_dtype", "float32"}};
+          {"output_dtype", "float32"},
+          {"bytes", {{"small", 524288}}},
+          {"bytes_by_dtype", {{"bfloat16", {{"small", 262144}}}}}};
 }
 
 TEST(TaskInfo, AtADtypeTakesItsToleranceAndItsFloatTypes) {
@@ -40,6 +42,14 @@ TEST(TaskInfo, WithoutFloatInputsTheOutputKeepsItsType) {
   const auto task = task_info::from_json(j).at(float_dtype::bfloat16);
   EXPECT_EQ(task.output_dtype, "float32");
   EXPECT_EQ(task.dtypes.at("x"), "uint8");
+}
+
+TEST(TaskInfo, BytesAtADtypeAreTheTasksModelThereOrNone) {
+  const auto task = task_info::from_json(described());
+  EXPECT_EQ(*task.at(float_dtype::bfloat16).bytes_at(problem_size::small), 262144);
+  // No model at float16: no byte count (no bandwidth figure, no bytes floor), never float32's.
+  EXPECT_FALSE(task.at(float_dtype::float16).bytes_at(problem_size::small));
+  EXPECT_EQ(*task.at(float_dtype::float32).bytes_at(problem_size::small), 524288);
 }
 
 TEST(TaskInfo, Float32IsTheTaskAsDescribed) {

@@ -53,12 +53,13 @@ struct work_counts {
   std::optional<double> flops, bytes;  // the task's models at the run's size
   bool integer_ops = false;            // no float FLOP ceiling applies
   bool uses_tf32 = false;              // the TF32 matmul ceiling applies, not the f32 one
+  std::string flops_ceiling;           // set: this ceiling applies ("matmul_bf16" at --dtype bfloat16)
 };
 
 struct roofline_estimate {
   std::optional<double> tflops, gbps;                            // achieved, from the kernel's device median
   std::optional<double> pct_peak_bandwidth, pct_peak_flops;      // of the measured ceilings
-  std::optional<std::string> flops_ceiling;                      // "matmul_tf32" | "matmul_f32"
+  std::optional<std::string> flops_ceiling;                      // "matmul_tf32", "matmul_f32", "matmul_bf16", ...
 };
 
 // Achieved throughput from the task's own FLOP and byte models and the kernel's device time,

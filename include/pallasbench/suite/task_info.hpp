@@ -36,7 +36,9 @@ struct task_info {
   bool reference_float64 = false;             // correctness reference computed in float64
   std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
-  std::map<std::string, std::int64_t> bytes;  // per size
+  std::map<std::string, std::int64_t> bytes;  // per size, at the dtype the task is evaluated at
+  // dtype -> size -> bytes, where the task's byte model takes the element size (at(dtype) picks).
+  std::map<std::string, std::map<std::string, std::int64_t>> bytes_by_dtype;
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
   std::vector<std::string> stress_cases;      // checked after the seeds (TASKS.md, "Stress cases")
   std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it

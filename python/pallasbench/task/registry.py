@@ -129,4 +129,17 @@ def describe(module: ModuleType) -> dict:
         "dtypes": _input_dtypes(module),
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
+        "bytes_by_dtype": _bytes_by_dtype(module),
     }
+
+
+def _bytes_by_dtype(module: ModuleType) -> dict:
+    """The byte model at each low-precision dtype, from bytes_moved(shapes, itemsize=2) where the
+    task's model takes the float element size; none otherwise (the harness then claims no
+    bandwidth figure at that dtype rather than the float32 one)."""
+    import inspect
+
+    if "itemsize" not in inspect.signature(module.bytes_moved).parameters:
+        return {}
+    return {dtype: {size: int(module.bytes_moved(module.SHAPES[size], itemsize=2)) for size in SIZE_NAMES}
+            for dtype in ("bfloat16", "float16")}

@@ -1,6 +1,7 @@
 """The device's own ceilings for the roofline, measured once per run with the device timer:
 streaming bandwidth (a large elementwise read+write, the copy XLA does best) and matmul
-throughput of XLA at f32 (precision highest), TF32 (default precision) and bf16."""
+throughput of XLA at f32 (precision highest), TF32 (default precision), bf16 and f16 (the
+low-precision dtypes' roofline ceilings, docs/dtypes.md)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def measure(timer) -> dict:
     del x
     flops = 2 * MATMUL_N ** 3
     for name, dtype, precision in (("f32", jnp.float32, "highest"), ("tf32", jnp.float32, "default"),
-                                   ("bf16", jnp.bfloat16, "default")):
+                                   ("bf16", jnp.bfloat16, "default"), ("f16", jnp.float16, "default")):
         a = jnp.ones((MATMUL_N, MATMUL_N), dtype)
 
         def matmul(p, q, precision=precision):
