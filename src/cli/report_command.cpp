@@ -31,7 +31,7 @@ std::filesystem::path records_file(const std::string& argument) {
 
 int report_command(const report_options& options) {
   std::vector<summary_row> rows;
-  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size) -> row
+  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size and dtype) -> row
   if (!options.html.empty()) {
     std::vector<std::string> args{"--out", options.html};
     args.insert(args.end(), options.records.begin(), options.records.end());

@@ -92,6 +92,9 @@ summary_row summary_row::from_record(const json& record) {
   row.task = record.value("kernel_name", "?");
   row.level = record.value("level", 0);
   row.size = record.value("size", "?");
+  // A low-precision row names its dtype beside the size ("small/bfloat16"): one task's float32
+  // and bfloat16 rows are different rows.
+  if (const auto dtype = record.value("dtype", "float32"); dtype != "float32") row.size += "/" + dtype;
   row.status = parse_enum<task_status>(record.value("status", "?"));
   if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
@@ -123,19 +126,23 @@ compiler_cells compiler_cells::from_summary(const json& summary) {
 }
 
 void print_table(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
-  std::size_t width = 4;
-  for (const auto& r : rows) width = std::max(width, r.task.size());
+  std::size_t width = 4, size_width = 6;
+  for (const auto& r : rows) {
+    width = std::max(width, r.task.size());
+    size_width = std::max(size_width, r.size.size());
+  }
   const auto compiler = [&](const compiler_cells* c) {
     if (!options.show_compiler) return std::string();
     return c ? compiler_row_cells(k_table_compiler, *c) : compiler_header_cells(k_table_compiler);
   };
-  fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size", "status",
+  fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size",
+             size_width, "status",
              "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
     ++counts[std::string(to_string(r.status))];
-    fmt::print(out, "{:<{}}  {:<6}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
-               to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+    fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
+               size_width, to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
                format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), note(r));
   }
   std::string tally;

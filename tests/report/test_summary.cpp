@@ -27,6 +27,21 @@ TEST(Summary, RowFromRecord) {
   EXPECT_DOUBLE_EQ(*row.ratio(), 2.0);
 }
 
+TEST(Summary, ALowPrecisionRowNamesItsDtypeAndTheTableWidens) {
+  auto bf16 = record("relu", "ok", 50, 100);
+  bf16["dtype"] = "bfloat16";
+  EXPECT_EQ(summary_row::from_record(bf16).size, "medium/bfloat16");
+  auto f32 = record("relu", "ok", 50, 100);
+  f32["dtype"] = "float32";
+  EXPECT_EQ(summary_row::from_record(f32).size, "medium");
+  std::ostringstream out;
+  summary_printer(out, summary_format::table, {})
+      .run_finished({summary_row::from_record(f32), summary_row::from_record(bf16)}, {});
+  const auto text = out.str();
+  EXPECT_NE(text.find("relu  medium           ok"), std::string::npos) << text;
+  EXPECT_NE(text.find("relu  medium/bfloat16  ok"), std::string::npos) << text;
+}
+
 TEST(Summary, PassedMeansCorrectAndRobust) {
   EXPECT_TRUE(summary_row::from_record(record("relu", "ok", 50, 100)).passed());
   auto not_robust = record("relu", "ok", 50, 100);

@@ -86,13 +86,19 @@ def _candidate(record: dict) -> str:
     return Path(str(candidate.get("path", "?"))).name
 
 
+def _size(record: dict) -> str:
+    """The size, and the dtype beside it when not float32 ("small/bfloat16"), as `report` shows it."""
+    size, dtype = str(record.get("size", "")), str(record.get("dtype", "float32"))
+    return size if dtype == "float32" else f"{size}/{dtype}"
+
+
 def row_of(record: dict) -> Row:
     timing = record.get("timing") or {}
     roofline = record.get("roofline") or {}
     summary = _at(record, "artifacts", "summary", default={}) or {}
     name, reason = _failing_filter(record)
     row = Row(task=str(record.get("kernel_name", "?")), level=record.get("level"),
-              category=str(record.get("category", "")), size=str(record.get("size", "")),
+              category=str(record.get("category", "")), size=_size(record),
               status=str(record.get("status", "?")), candidate=_candidate(record),
               robust=_at(record, "result", "robustness_passed"), failing_filter=name, filter_reason=reason,
               timer=str(timing.get("timer", "")), message=str(_at(record, "error", "message", default="")),
@@ -180,7 +186,8 @@ ENVIRONMENT_FIELDS = (("GPU", ("environment", "gpu_name")), ("driver", ("environ
                       ("jaxlib", ("environment", "jaxlib")), ("triton", ("environment", "triton")),
                       ("python", ("environment", "python")), ("backend", ("environment", "backend")),
                       ("timer", ("environment", "gpu", "timer")), ("host", ("environment", "hostname")))
-FLAG_FIELDS = (("device", ("config", "device")), ("size", ("config", "size")), ("seeds", ("config", "seeds")),
+FLAG_FIELDS = (("device", ("config", "device")), ("size", ("config", "size")), ("dtype", ("dtype",)),
+               ("seeds", ("config", "seeds")),
                ("timeout_s", ("config", "timeout_s")), ("L2 flushed", ("timing", "l2_flush")),
                ("reference precision", ("timing", "reference_precision")),
                ("compile cache", ("compile", "cache", "enabled")), ("lanes", ("placement", "lanes")))
