@@ -1,6 +1,6 @@
 """pallasbench.tools.export in-process: the card's numbers against values recomputed here from the
 fixture records, the refusals (exit 2, naming what is wrong), and the data file's one schema.
-tests/e2e/test_export.py runs the command on a real CPU run and loads what it wrote."""
+tests/e2e/test_cli_export.py runs the command on a real CPU run and loads what it wrote."""
 import copy
 import json
 import re
