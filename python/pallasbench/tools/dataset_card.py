@@ -107,8 +107,9 @@ def pass_rates(records: list[dict]) -> list[str]:
     return ["## Pass rates", "",
             "`status` ok: the evaluation found no failure (the candidate compiled, ran, was correct, and its times, "
             "where taken, stand). "
-            "`result.correctness_passed`: correct on every seed and stress case within the task's tolerance. "
-            "`result.robustness_passed`: correct and passing every robustness filter (below). "
+            "`result.correctness_passed`: the output matched the reference within the task's tolerance on every "
+            "seed and stress case (and every timing batch rechecked). `result.robustness_passed`: every "
+            "robustness filter passed (below); `eval` accepts a candidate only when it is correct too. "
             "Each rate counts the records that hold the field.", "",
             *table(["records", "n", "status ok", "correctness_passed", "robustness_passed"], rows), ""]
 
@@ -143,9 +144,9 @@ def filters(records: list[dict]) -> list[str]:
         rows.append([f"`{row.name}`", checks, passes, thresholds, row.ran, row.passed])
     return ["## Robustness filters", "",
             "After a candidate is correct on every seed, the harness runs these filters on its outputs and "
-            "its compiled module (docs/filters.md); `result.robustness_passed` is true only when all pass. A candidate that "
-            "is not correct gets every filter failed as \"not run\", which the counts leave out. Thresholds are "
-            "the ones the records hold (`result.filters.<name>.threshold`).", "",
+            "its compiled module (docs/filters.md); `result.robustness_passed` is true only when all pass. "
+            "A candidate that is not correct gets every filter failed as \"not run\", which the counts leave "
+            "out. Thresholds are the ones the records hold (`result.filters.<name>.threshold`).", "",
             *table(["filter", "what it checks", "passes when", "threshold (records)", "ran", "passed"], rows), ""]
 
 
@@ -169,7 +170,8 @@ def timer_lines(summary: cn.TimerSummary, records: list[dict]) -> list[str]:
 def measurement(records: list[dict]) -> list[str]:
     untimed = sum(1 for r in records if not isinstance(r.get("timing"), dict))
     lines = ["## How the numbers were measured", "",
-             f"Correctness: each candidate is checked on `config.seeds` seeds ({counts(cn.distinct(records, 'config.seeds'))}), "
+             f"Correctness: each candidate is checked on `config.seeds` seeds "
+             f"({counts(cn.distinct(records, 'config.seeds'))}), "
              "each seed's inputs drawn from the record's `seed`, and on the task's stress cases, "
              "against the task's reference (`reference_precision`: "
              f"{counts(cn.distinct(records, 'reference_precision'))}), within the task's `tolerance`.", "",
