@@ -145,6 +145,10 @@ def test_card_counts_and_pass_rates_are_the_records(exported):
     assert body.startswith(f"\n# PallasBench records\n\n{len(records)} evaluation records")
     statuses = ", ".join(f"{s} ({n})" for s, n in Counter(r["status"] for r in records).most_common())
     assert f"- status: {statuses}\n" in body
+    dtypes = Counter(r.get("dtype") for r in records)  # records from before the dtype axis lack it
+    assert dtypes["float32"] >= 3
+    shown = ", ".join(f"{d or 'not recorded'} ({n})" for d, n in dtypes.most_common())
+    assert f"- dtype: {shown}\n" in body
     for level in (1, 2):
         group = [r for r in records if r["level"] == level]
         tasks = len({r["kernel_name"] for r in group})

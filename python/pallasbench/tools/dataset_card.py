@@ -98,6 +98,7 @@ def contents(records: list[dict]) -> list[str]:
             f"- status: {counts(cn.distinct(records, 'status'))}",
             f"- kernel: {counts(cn.distinct(records, 'candidate.kind'))} (`suite`: the task's own kernel)",
             f"- size: {counts(cn.distinct(records, 'size'))}",
+            f"- dtype: {counts(cn.distinct(records, 'dtype'))}",
             f"- device: {counts(cn.distinct(records, 'config.device'))}",
             f"- category: {counts(cn.distinct(records, 'category'))}", ""]
 
