@@ -66,10 +66,13 @@ void live_progress_printer::draw() {
   if (!m_running) return;
   const auto now = m_terminal.now();
   m_status.elapsed_s = std::chrono::duration<double>(now - m_start).count();
-  m_out << k_clear_line << live_line(m_status, m_terminal.columns());
+  auto line = live_line(m_status, m_terminal.columns());
+  m_drawn_at = now;
+  if (m_drawn && line == m_line) return;  // the same text again would only flicker
+  m_out << k_clear_line << line;
   m_out.flush();
   m_drawn = true;
-  m_drawn_at = now;
+  m_line = std::move(line);
 }
 
 void live_progress_printer::clear() {

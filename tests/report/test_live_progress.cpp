@@ -65,6 +65,9 @@ TEST(LiveProgress, DrawsOnStartAndRedrawsOnTicksAtMostSoOften) {
   screen.now += 150ms;
   p->lanes_busy({{0, "relu (small)", "compile"}, {1, "add (small)", "reference"}});
   EXPECT_EQ(screen.take(), clear + "[0/2] elapsed 0:00  ETA -- | relu (small) compile | add (small) reference");
+  screen.now += 300ms;
+  p->lanes_busy({{0, "relu (small)", "compile"}, {1, "add (small)", "reference"}});
+  EXPECT_EQ(screen.take(), "");  // the same text: not drawn again
 }
 
 TEST(LiveProgress, AFinishedTaskPrintsItsLineAboveTheLiveLine) {
