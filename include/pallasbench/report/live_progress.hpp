@@ -64,7 +64,7 @@ private:
   live_terminal m_terminal;
   live_status m_status;
   live_terminal::clock::time_point m_start{}, m_drawn_at{};
-  std::string m_line;  // as last drawn
+  std::string m_line;      // as last drawn
   bool m_running = false;  // between run_started and run_finished: the line may be drawn
   bool m_drawn = false;    // the line is on the screen
 };
