@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -172,11 +174,12 @@ int run_command(const run_options& options) {
   validate(options.flags);
   install_interrupt_handlers();
   const auto writer = open_records(options.flags);
-  printer_list out;
-  out.add(std::make_unique<progress_printer>(std::cout, true))
+  auto printers = std::make_unique<printer_list>();
+  printers->add(std::make_unique<progress_printer>(std::cout, true))
       .add(std::make_unique<summary_printer>(std::cout, options.format, options.summary))
       .add(std::make_unique<phase_totals_printer>(std::cout));
-  return evaluate({options.flags, options.selection, {}, nullptr, writer.get(), writer->path().parent_path()}, out);
+  const auto out = with_progress(std::move(printers), std::cout, STDOUT_FILENO, options.flags.progress);
+  return evaluate({options.flags, options.selection, {}, nullptr, writer.get(), writer->path().parent_path()}, *out);
 }
 
 int eval_command(const eval_options& options) {
@@ -198,10 +201,12 @@ int eval_command(const eval_options& options) {
   std::unique_ptr<record_writer> writer;
   if (!options.flags.out.empty()) writer = open_records(options.flags);
   // Records (--json) on stdout; for the reader, progress and the table beside them on stderr.
-  printer_list out;
-  if (options.json) out.add(std::make_unique<record_lines_printer>(std::cout));
-  out.add(std::make_unique<progress_printer>(std::cerr, false))
+  // The live line (on stderr) wraps them all: stdout may be the same terminal.
+  auto printers = std::make_unique<printer_list>();
+  if (options.json) printers->add(std::make_unique<record_lines_printer>(std::cout));
+  printers->add(std::make_unique<progress_printer>(std::cerr, false))
       .add(std::make_unique<summary_printer>(std::cerr, summary_format::table));
+  const auto out = with_progress(std::move(printers), std::cerr, STDERR_FILENO, options.flags.progress);
   // Without --out there is no folder for artifact files: they go inline.
   const std::filesystem::path artifacts_dir = options.flags.out.empty() ? "" : options.flags.out;
   return evaluate({options.flags,
@@ -210,7 +215,7 @@ int eval_command(const eval_options& options) {
                    options.batch.empty() ? nullptr : &batch.requests,
                    writer.get(),
                    artifacts_dir},
-                  out);
+                  *out);
 }
 
 int artifacts_command(const artifacts_options& options) {

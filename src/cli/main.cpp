@@ -88,6 +88,9 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "JAX's persistent compilation cache in this folder (created if missing; the trusted executor "
                   "and reference only): repeated compiles load from it, and each record says whether its compile "
                   "hit (compile.cache). Default: none, every compile is cold");
+  add_choice(cmd, "--progress", flags.progress,
+             "auto: a live status line (lanes' tasks and phases, elapsed, ETA) below the task lines when "
+             "the progress goes to a terminal, plain lines otherwise; live or plain force either");
   cmd->add_option("--timing-budget", flags.timing_budget_s,
                   "seconds of samples per timed series before sampling stops unconverged (default 2 on the GPU, "
                   "0.5 on the CPU)");

@@ -15,12 +15,25 @@ void phase_clock::start(work_phase base) {
   m_current = base;
   m_since = clock::now();
   m_running = true;
+  publish();
 }
 
 void phase_clock::stop() {
   if (!m_running) return;
   m_totals[slot(m_current)] += clock::now() - m_since;
   m_running = false;
+  publish();
+}
+
+void phase_clock::publish() {
+  // Relaxed: readers want the latest phase name, nothing else is ordered by it.
+  m_published.store(m_running ? static_cast<std::uint8_t>(slot(m_current)) : k_stopped, std::memory_order_relaxed);
+}
+
+std::optional<work_phase> phase_clock::current() const {
+  const auto published = m_published.load(std::memory_order_relaxed);
+  if (published == k_stopped) return std::nullopt;
+  return static_cast<work_phase>(published);
 }
 
 void phase_clock::switch_to(work_phase phase) {
@@ -29,6 +42,7 @@ void phase_clock::switch_to(work_phase phase) {
   m_current = phase;
   m_since = now;
   m_running = true;
+  publish();
 }
 
 phase_clock::clock::duration phase_clock::running_for() const {

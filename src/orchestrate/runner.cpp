@@ -1,6 +1,7 @@
 #include "pallasbench/orchestrate/runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -18,6 +19,11 @@ namespace {
 
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
+
+// The job each lane holds (an index into the jobs), or k_idle: written by the lane, read by the
+// emitting thread for the live progress line.
+using lane_holding = std::vector<std::atomic<std::size_t>>;
+constexpr std::size_t k_idle = static_cast<std::size_t>(-1);
 
 // What became of a job a lane took.
 struct settled_job {
@@ -97,8 +103,9 @@ run_config at_size(run_config config, problem_size size) {
 
 // One lane's thread: jobs one after another until none is left or the run stops.
 void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::vector<evaluation_job>& jobs,
-               job_board& board) {
+               job_board& board, std::atomic<std::size_t>& holding) {
   while (const auto index = board.take()) {
+    holding.store(*index, std::memory_order_relaxed);
     const auto& job = jobs[*index];
     settled_job settled;
     const auto start = clock::now();
@@ -117,9 +124,24 @@ void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::
     }
     settled.seconds = std::chrono::duration<double>(clock::now() - start).count();
     const bool stop = settled.interrupted || settled.error;
+    holding.store(k_idle, std::memory_order_relaxed);
     board.settle(*index, std::move(settled));
     if (stop) break;
   }
+}
+
+// What each busy lane is doing now: its job and its evaluator's phase.
+std::vector<lane_activity> lane_activities(const std::vector<evaluator*>& lanes, const lane_holding& holding,
+                                           const std::vector<evaluation_job>& jobs) {
+  std::vector<lane_activity> busy;
+  for (std::size_t lane = 0; lane < holding.size(); ++lane) {
+    const auto index = holding[lane].load(std::memory_order_relaxed);
+    if (index == k_idle) continue;
+    const auto phase = lanes[lane]->current_phase();
+    busy.push_back({lane, fmt::format("{} ({})", jobs[index].task.name, to_string(jobs[index].size)),
+                    phase ? std::string(to_string(*phase)) : std::string()});
+  }
+  return busy;
 }
 
 }  // namespace
@@ -200,9 +222,11 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
   };
   {
     const std::size_t lanes = std::max<std::size_t>(1, std::min(m_lanes.size(), pending.size()));
+    lane_holding holding(pending.empty() ? 0 : lanes);
+    for (auto& h : holding) h.store(k_idle);
     std::vector<std::jthread> threads;
-    for (std::size_t lane = 0; lane < lanes && !pending.empty(); ++lane)
-      threads.emplace_back([&, lane] { lane_loop(*m_lanes[lane], lane, lanes, jobs, board); });
+    for (std::size_t lane = 0; lane < holding.size(); ++lane)
+      threads.emplace_back([&, lane] { lane_loop(*m_lanes[lane], lane, lanes, jobs, board, holding[lane]); });
     while (!board.finished()) {
       for (auto& [i, job] : board.collect(std::chrono::milliseconds(100))) {
         if (job.interrupted || job.error) board.stop();
@@ -213,6 +237,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
       }
       if (m_order == record_order::selection) tell_in_order();
       board.handled();
+      m_out.lanes_busy(lane_activities(m_lanes, holding, jobs));
       if (interrupted()) board.stop();
       if (failure) {
         board.stop();

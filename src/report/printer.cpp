@@ -96,6 +96,10 @@ void printer_list::do_task_finished(const task_progress& progress, const summary
   for (auto& p : m_printers) p->task_finished(progress, row, record);
 }
 
+void printer_list::do_lanes_busy(const std::vector<lane_activity>& busy) {
+  for (auto& p : m_printers) p->lanes_busy(busy);
+}
+
 void printer_list::do_run_finished(const std::vector<summary_row>& rows, const run_totals& totals) {
   for (auto& p : m_printers) p->run_finished(rows, totals);
 }

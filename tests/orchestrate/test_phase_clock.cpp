@@ -2,6 +2,7 @@
 // phases add up to the time the clock ran.
 #include "pallasbench/orchestrate/phase_clock.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -63,6 +64,51 @@ TEST(PhaseClock, AStoppedClockCountsNothingUntilAScope) {
   }
   std::this_thread::sleep_for(20ms);  // stopped again after the scope
   EXPECT_NEAR(clock.total_seconds(), 0.010, 0.008);
+}
+
+TEST(PhaseClock, CurrentIsThePhaseCountingNow) {
+  phase_clock clock;
+  EXPECT_FALSE(clock.current().has_value());
+  clock.start(work_phase::checks);
+  EXPECT_EQ(clock.current(), work_phase::checks);
+  {
+    const auto tracing = clock.enter(work_phase::trace);
+    EXPECT_EQ(clock.current(), work_phase::trace);
+    {
+      const auto waiting = clock.enter(work_phase::wait);
+      EXPECT_EQ(clock.current(), work_phase::wait);
+    }
+    EXPECT_EQ(clock.current(), work_phase::trace);
+  }
+  EXPECT_EQ(clock.current(), work_phase::checks);
+  clock.stop();
+  EXPECT_FALSE(clock.current().has_value());
+  {
+    const auto timing = clock.enter(work_phase::timing);  // a scope runs a stopped clock
+    EXPECT_EQ(clock.current(), work_phase::timing);
+  }
+  EXPECT_FALSE(clock.current().has_value());
+}
+
+TEST(PhaseClock, CurrentIsReadFromAnotherThread) {
+  phase_clock clock;
+  clock.start(work_phase::checks);
+  std::atomic<bool> done = false;
+  std::atomic<int> seen_compile = 0;
+  std::jthread reader([&] {
+    while (!done.load()) {
+      const auto phase = clock.current();
+      ASSERT_TRUE(phase.has_value());  // never a torn or stopped value while the clock runs
+      if (*phase == work_phase::compile) seen_compile.store(1);
+    }
+  });
+  for (int i = 0; i < 2000; ++i) {
+    const auto compiling = clock.enter(work_phase::compile);
+    std::this_thread::sleep_for(std::chrono::microseconds(i % 50 == 0 ? 1000 : 0));
+  }
+  done.store(true);
+  reader.join();
+  EXPECT_EQ(seen_compile.load(), 1);
 }
 
 }  // namespace

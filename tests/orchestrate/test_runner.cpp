@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -159,6 +160,39 @@ TEST(Runner, InterruptStopsAndTheTaskInFlightGetsNoRecord) {
   EXPECT_TRUE(contains(progress.str(), "b (small) interrupted: no record")) << progress.str();
   EXPECT_TRUE(h.requests("reference", "reference", "c").empty());  // c never started
   EXPECT_FALSE(h.requests("executor", "run", "b").empty());
+}
+
+// Remembers what the runner said its lanes were doing, and on which threads it said it.
+class lanes_busy_log final : public printer {
+public:
+  std::vector<lane_activity> seen;
+  std::set<std::thread::id> threads;
+
+private:
+  void do_lanes_busy(const std::vector<lane_activity>& busy) override {
+    threads.insert(std::this_thread::get_id());
+    seen.insert(seen.end(), busy.begin(), busy.end());
+  }
+};
+
+TEST(Runner, TellsWhatTheBusyLaneIsDoingWhileItWaits) {
+  // b's trace hangs until the 1 s timeout: the runner's ticks see its lane tracing it.
+  fake_harness h("trace_hang:b");
+  auto& eval = h.make_evaluator(fake_harness::config(1));
+  const auto tasks = h.describe({"a", "b"});
+  lanes_busy_log log;
+  runner run(eval, nullptr, {}, log);
+  const auto outcome = run.run(tasks, fake_harness::suite_candidate, fake_harness::config(1));
+  ASSERT_EQ(outcome.rows.size(), 2u);
+  EXPECT_EQ(outcome.rows[1].status, task_status::timeout);
+  EXPECT_EQ(log.threads, std::set<std::thread::id>{std::this_thread::get_id()});  // the calling thread only
+  std::size_t b_tracing = 0;
+  for (const auto& busy : log.seen) {
+    EXPECT_EQ(busy.lane, 0u);
+    EXPECT_TRUE(busy.task == "a (small)" || busy.task == "b (small)") << busy.task;
+    if (busy.task == "b (small)" && busy.phase == "trace") ++b_tracing;
+  }
+  EXPECT_GE(b_tracing, 3u);  // ticks every 100 ms through the second
 }
 
 }  // namespace

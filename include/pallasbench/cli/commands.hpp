@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pallasbench/orchestrate/evaluator.hpp"
+#include "pallasbench/report/live_progress.hpp"
 #include "pallasbench/report/printer.hpp"
 
 namespace pallasbench {
@@ -56,6 +57,7 @@ struct evaluation_flags {
   std::size_t jobs = 0;             // lanes evaluating at once; 0: the host's cores less one
   std::string gpus = "all";         // the GPUs the lanes are spread over: "all" or indices "0,1"
   std::string compile_cache;         // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
+  progress_mode progress = progress_mode::automatic;  // a live line on a terminal, plain lines elsewhere
 };
 
 struct list_options {

@@ -74,6 +74,8 @@ public:
   // rethrows interrupted_error so the caller can stop. `size` replaces the configuration's.
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate, problem_size size);
+  // The phase of the evaluation in flight (none between evaluations): safe from any thread.
+  [[nodiscard]] std::optional<work_phase> current_phase() const { return m_clock.current(); }
 
 private:
   // What the checks keep for the robustness filters: each seed's (output, reference).

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +36,8 @@ struct enum_names<work_phase> {
 inline constexpr std::size_t k_work_phases = enum_names<work_phase>::entries.size();
 
 // A partition of wall time: one phase runs at a time; entering a phase pauses the one it
-// interrupts (a scope), which resumes when the scope ends. Steady clock, host seconds.
+// interrupts (a scope), which resumes when the scope ends. Steady clock, host seconds. One thread
+// runs the clock; current() may be read from any.
 class phase_clock {
 public:
   using clock = std::chrono::steady_clock;
@@ -59,6 +63,10 @@ public:
   // Counts in `phase` until the scope ends, then in the phase it interrupted.
   [[nodiscard]] scope enter(work_phase phase) { return scope(*this, phase); }
 
+  // The phase counting now, none while stopped: for a live progress line, read from another
+  // thread while the owner switches phases (one relaxed atomic store per switch).
+  [[nodiscard]] std::optional<work_phase> current() const;
+
   [[nodiscard]] double seconds(work_phase phase) const;
   [[nodiscard]] double total_seconds() const;
   // {"reference_s": .., ..., "wait_s": ..}
@@ -66,12 +74,16 @@ public:
 
 private:
   void switch_to(work_phase phase);
+  void publish();
   [[nodiscard]] clock::duration running_for() const;
+
+  static constexpr std::uint8_t k_stopped = k_work_phases;  // m_published while not running
 
   std::array<clock::duration, k_work_phases> m_totals{};
   work_phase m_current = work_phase::checks;
   clock::time_point m_since{};
   bool m_running = false;
+  std::atomic<std::uint8_t> m_published{k_stopped};  // m_current while running, else k_stopped
 };
 
 }  // namespace pallasbench

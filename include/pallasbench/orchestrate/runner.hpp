@@ -42,8 +42,8 @@ public:
   // of its own. `writer` may be null (nothing recorded on disk); `recorded` holds the records
   // file's records by config hash (--resume): those jobs are not evaluated again, and their
   // records count in the outcome (and the exit status) as they stand. `out` hears of each job as
-  // it is emitted (progress lines, record lines: report/printer.hpp), always from the calling
-  // thread.
+  // it is emitted (progress lines, record lines: report/printer.hpp), and of what the busy lanes
+  // are doing (their jobs and phases) about ten times a second, always from the calling thread.
   runner(std::vector<evaluator*> lanes, record_writer* writer, std::map<std::string, nlohmann::json> recorded,
          printer& out, record_order order = record_order::selection)
       : m_lanes(std::move(lanes)), m_writer(writer), m_recorded(std::move(recorded)), m_out(out), m_order(order) {}

@@ -31,6 +31,13 @@ struct task_progress {
   std::string task, size;  // for interrupted, which has no row
 };
 
+// A lane busy with a job at one instant, as a live progress line shows it.
+struct lane_activity {
+  std::size_t lane = 0;
+  std::string task;   // "softmax (small)"
+  std::string phase;  // a work phase's name (the record's `phases` keys less "_s"); empty: between phases
+};
+
 struct run_totals {
   std::size_t recorded = 0;  // rows taken from the records file
   bool interrupted = false;
@@ -45,11 +52,14 @@ public:
   void task_finished(const task_progress& progress, const summary_row* row, const nlohmann::json* record) {
     do_task_finished(progress, row, record);
   }
+  // What the busy lanes are doing, told about ten times a second while the run waits on them.
+  void lanes_busy(const std::vector<lane_activity>& busy) { do_lanes_busy(busy); }
   void run_finished(const std::vector<summary_row>& rows, const run_totals& totals) { do_run_finished(rows, totals); }
 
 private:
   virtual void do_run_started(const run_header&) {}
   virtual void do_task_finished(const task_progress&, const summary_row*, const nlohmann::json*) {}
+  virtual void do_lanes_busy(const std::vector<lane_activity>&) {}
   virtual void do_run_finished(const std::vector<summary_row>&, const run_totals&) {}
 };
 
@@ -129,6 +139,7 @@ public:
 private:
   void do_run_started(const run_header& header) override;
   void do_task_finished(const task_progress& progress, const summary_row* row, const nlohmann::json* record) override;
+  void do_lanes_busy(const std::vector<lane_activity>& busy) override;
   void do_run_finished(const std::vector<summary_row>& rows, const run_totals& totals) override;
   std::vector<std::unique_ptr<printer>> m_printers;
 };
