@@ -94,6 +94,8 @@ def flops(shapes):
     return 2 * nb * m * n * k
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # a and b read once and the output written once, floats at `itemsize` bytes (4 at float32,
+    # 2 at bfloat16/float16).
     (nb, m, k), n = shapes["a"], shapes["b"][2]
-    return 4 * nb * (m * k + k * n + m * n)
+    return itemsize * nb * (m * k + k * n + m * n)

@@ -43,6 +43,8 @@ def flops(shapes):
     return 2 * rows * cols  # max, min
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16).
     rows, cols = shapes["x"]
-    return 2 * rows * cols * 4
+    return 2 * rows * cols * itemsize

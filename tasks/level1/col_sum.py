@@ -120,6 +120,8 @@ def flops(shapes):
     return rows * cols
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read once and one sum a column written, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16).
     rows, cols = shapes["x"]
-    return (rows * cols + cols) * 4
+    return (rows * cols + cols) * itemsize

@@ -53,6 +53,8 @@ def flops(shapes):
     return 6 * rows * cols + 5 * rows
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x and y read once and one similarity a row written, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     rows, cols = shapes["x"]
-    return 4 * (2 * rows * cols + rows)
+    return itemsize * (2 * rows * cols + rows)

@@ -61,6 +61,9 @@ def flops(shapes):
     return 4 * rows * cols + 2 * rows
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # logits read and one loss a row written, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16); the int32 labels read at 4 bytes whatever the float size.
     rows, cols = shapes["logits"]
-    return 4 * (rows * cols + 2 * rows)  # logits, labels, losses
+    label_bytes = 4  # int32
+    return itemsize * (rows * cols + rows) + label_bytes * rows

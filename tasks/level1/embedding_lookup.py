@@ -77,6 +77,9 @@ def flops(shapes):
     return 0  # pure data movement
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # The int32 ids (4 bytes), then the gathered table rows read once and the output written,
+    # floats at `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     n, dim = shapes["ids"][0], shapes["table"][1]
-    return 4 * (n + 2 * n * dim)  # ids, the gathered rows once, the output
+    id_bytes = 4  # int32
+    return id_bytes * n + itemsize * 2 * n * dim

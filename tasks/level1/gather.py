@@ -75,6 +75,9 @@ def flops(shapes):
     return 0  # pure data movement
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # The int32 idx (4 bytes), then the gathered elements of x (each read once) and the output,
+    # floats at `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     rows, j = shapes["idx"]
-    return 4 * 3 * rows * j  # idx, the gathered elements of x (each read once), the output
+    id_bytes = 4  # int32
+    return id_bytes * rows * j + itemsize * 2 * rows * j

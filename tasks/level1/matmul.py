@@ -50,6 +50,8 @@ def flops(shapes):
     return 2 * m * n * k
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # a and b read once and the output written once, floats at `itemsize` bytes (4 at float32,
+    # 2 at bfloat16/float16).
     (m, k), (_, n) = shapes["a"], shapes["b"]
-    return 4 * (m * k + k * n + m * n)
+    return itemsize * (m * k + k * n + m * n)

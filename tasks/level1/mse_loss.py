@@ -50,6 +50,8 @@ def flops(shapes):
     return 3 * rows * cols + rows  # sub, square, add per element; one divide per row
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # pred and target read once and one loss a row written, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     rows, cols = shapes["pred"]
-    return 4 * (2 * rows * cols + rows)
+    return itemsize * (2 * rows * cols + rows)

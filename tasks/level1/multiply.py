@@ -41,6 +41,8 @@ def flops(shapes):
     return rows * cols  # one multiply
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x and y read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16).
     rows, cols = shapes["x"]
-    return 3 * rows * cols * 4
+    return 3 * rows * cols * itemsize

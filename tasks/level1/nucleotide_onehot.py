@@ -65,6 +65,9 @@ def flops(shapes):
     return shapes["seq"][0] * CHANNELS  # one compare per output
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 bases read (1 byte), the float32 one-hot written (4 bytes). With no float input the
+    # output stays float32 at every dtype (dtypes.output_at_dtype), so `itemsize` does not enter.
     n = shapes["seq"][0]
-    return n + 4 * n * CHANNELS  # uint8 in, float32 out
+    base_bytes, out_bytes = 1, 4  # uint8 in, float32 out
+    return base_bytes * n + out_bytes * n * CHANNELS

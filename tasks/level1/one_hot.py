@@ -67,6 +67,9 @@ def flops(shapes):
     return shapes["ids"][0] * NUM_CLASSES  # one compare per output
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # int32 ids read (4 bytes), the float32 one-hot written (4 bytes). With no float input the
+    # output stays float32 at every dtype (dtypes.output_at_dtype), so `itemsize` does not enter.
     n = shapes["ids"][0]
-    return 4 * (n + n * NUM_CLASSES)
+    id_bytes, out_bytes = 4, 4  # int32 in, float32 out
+    return id_bytes * n + out_bytes * n * NUM_CLASSES

@@ -55,6 +55,8 @@ def flops(shapes):
     return shapes["x"][0] * shapes["y"][0]
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x and y read once and the (M, N) output written, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     m, n = shapes["x"][0], shapes["y"][0]
-    return 4 * (m + n + m * n)
+    return itemsize * (m + n + m * n)

@@ -48,6 +48,8 @@ def flops(shapes):
     return rows * cols + rows  # the adds, one divide per row
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read once and one value a row written, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16).
     rows, cols = shapes["x"]
-    return (rows * cols + rows) * 4
+    return (rows * cols + rows) * itemsize

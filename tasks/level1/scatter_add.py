@@ -79,6 +79,9 @@ def flops(shapes):
     return n * d  # one add per update element
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # updates read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16); the int32 ids read at 4 bytes whatever the float size.
     n, d = shapes["updates"]
-    return 4 * (n * d + n + NUM_ROWS * d)  # updates, ids, the output written once
+    id_bytes = 4  # int32
+    return itemsize * (n * d + NUM_ROWS * d) + id_bytes * n

@@ -44,6 +44,8 @@ def flops(shapes):
     return rows * cols  # one tanh
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
+    # bfloat16/float16).
     rows, cols = shapes["x"]
-    return 2 * rows * cols * 4
+    return 2 * rows * cols * itemsize

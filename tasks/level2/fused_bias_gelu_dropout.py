@@ -50,6 +50,9 @@ def flops(shapes):
     return FLOPS_PER_ELEMENT * rows * cols
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read and the output written once, b read once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16); the uint8 keep mask read at 1 byte whatever the float size.
     rows, cols = shapes["x"]
-    return rows * cols * (4 + 1 + 4) + cols * 4
+    keep_bytes = 1  # uint8
+    return rows * cols * (itemsize + keep_bytes + itemsize) + cols * itemsize

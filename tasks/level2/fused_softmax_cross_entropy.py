@@ -59,6 +59,8 @@ def flops(shapes):
     return FLOPS_PER_ELEMENT * rows * cols
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # logits and the (float, soft) labels read once and one loss a row written, floats at
+    # `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     rows, cols = shapes["logits"]
-    return (2 * rows * cols + rows) * 4
+    return (2 * rows * cols + rows) * itemsize

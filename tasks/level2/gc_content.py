@@ -78,6 +78,10 @@ def flops(shapes):
     return 2 * rows * length + rows  # compare + count per base, one divide per row
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 bases read (1 byte), one float32 fraction a row written (4 bytes). With no float
+    # input the output stays float32 at every dtype (dtypes.output_at_dtype), so `itemsize`
+    # does not enter.
     rows, length = shapes["seqs"]
-    return rows * length + 4 * rows
+    base_bytes, out_bytes = 1, 4  # uint8 in, float32 out
+    return base_bytes * rows * length + out_bytes * rows

@@ -108,6 +108,9 @@ def flops(shapes):
     return 2 * n * m * d  # compare + count per base pair
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 bases of a and b read (1 byte), the int32 distances written (4 bytes): no float
+    # element, so `itemsize` does not enter.
     (n, d), (m, _) = shapes["a"], shapes["b"]
-    return n * d + m * d + 4 * n * m
+    base_bytes, count_bytes = 1, 4  # uint8 in, int32 out
+    return base_bytes * (n * d + m * d) + count_bytes * n * m

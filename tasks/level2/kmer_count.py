@@ -119,6 +119,9 @@ def flops(shapes):
     return 2 * K * (n - K + 1)  # the window code: K multiply-adds per window
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 bases read (1 byte), the int32 counts written (4 bytes): no float element, so
+    # `itemsize` does not enter.
     (n,) = shapes["seq"]
-    return n + 4 * _BINS
+    base_bytes, count_bytes = 1, 4  # uint8 in, int32 out
+    return base_bytes * n + count_bytes * _BINS

@@ -43,6 +43,8 @@ def flops(shapes):
     return 2 * m * n * k + (1 + mm.RELU_FLOPS) * m * n
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x, w and b read once and the output written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     (m, k), (_, n) = shapes["x"], shapes["w"]
-    return 4 * (m * k + k * n + n + m * n)
+    return itemsize * (m * k + k * n + n + m * n)

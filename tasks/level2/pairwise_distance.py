@@ -69,6 +69,8 @@ def flops(shapes):
     return n * n * (3 * d + 2)  # sub, mul, add per feature; eps add and sqrt per pair
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x read once and the (N, N) distances written, floats at `itemsize` bytes (4 at float32,
+    # 2 at bfloat16/float16).
     n, d = shapes["x"]
-    return 4 * (n * d + n * n)
+    return itemsize * (n * d + n * n)

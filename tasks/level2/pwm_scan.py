@@ -77,7 +77,9 @@ def flops(shapes):
     return 2 * (n - width + 1) * width * channels
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # The (float) one-hot seq and the pwm read once and one score a window written, floats at
+    # `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     n, channels = shapes["seq"]
     width = shapes["pwm"][1]
-    return 4 * (n * channels + channels * width + (n - width + 1))
+    return itemsize * (n * channels + channels * width + (n - width + 1))

@@ -116,6 +116,8 @@ def flops(shapes):
     return 2 * n * n * d + SOFTMAX_FLOPS * n * n
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # q and k read once and the (N, N) probabilities written, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     n, d = shapes["q"]
-    return (2 * n * d + n * n) * 4
+    return (2 * n * d + n * n) * itemsize

@@ -78,6 +78,9 @@ def flops(shapes):
     return rows * length
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 bases read and written (1 byte each): no float element, so `itemsize` does not
+    # enter.
     rows, length = shapes["seqs"]
-    return 2 * rows * length
+    base_bytes = 1  # uint8
+    return 2 * rows * length * base_bytes

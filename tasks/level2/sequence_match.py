@@ -85,7 +85,10 @@ def flops(shapes):
     return 2 * rows * (length - p_len + 1) * p_len  # compare + count per base
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # uint8 seqs and pattern read (1 byte), one int32 count a window written (4 bytes): no float
+    # element, so `itemsize` does not enter.
     rows, length = shapes["seqs"]
     (p_len,) = shapes["pattern"]
-    return rows * length + p_len + 4 * rows * (length - p_len + 1)
+    base_bytes, count_bytes = 1, 4  # uint8 in, int32 out
+    return base_bytes * (rows * length + p_len) + count_bytes * rows * (length - p_len + 1)

@@ -50,6 +50,8 @@ def flops(shapes):
     return FLOPS_PER_ELEMENT * rows * cols
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # logits and targets read and the loss written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     rows, cols = shapes["logits"]
-    return 3 * rows * cols * 4
+    return 3 * rows * cols * itemsize

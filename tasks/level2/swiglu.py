@@ -46,6 +46,8 @@ def flops(shapes):
     return 2 * (2 * m * n * k) + (mm.SILU_FLOPS + 1) * m * n
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x, wg and wu read once and the output written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     (m, k), (_, n) = shapes["x"], shapes["wg"]
-    return 4 * (m * k + 2 * k * n + m * n)
+    return itemsize * (m * k + 2 * k * n + m * n)

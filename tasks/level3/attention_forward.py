@@ -104,6 +104,8 @@ def flops(shapes):
     return batch * heads * (4 * visible * d + SOFTMAX_FLOPS * visible)
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # q, k and v read once and the output written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     batch, heads, seq, d = shapes["q"]
-    return 4 * batch * heads * seq * d * 4
+    return 4 * batch * heads * seq * d * itemsize

@@ -85,9 +85,11 @@ def flops(shapes):
     return 2 * batch * n_out * c_out * (width * channels + 1)  # MACs, bias add and relu
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x, w and b read once and the output written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     batch, length, channels = shapes["x"]
     width, _, c_out = shapes["w"]
     n_out = length - width + 1
-    return 4 * (batch * length * channels + width * channels * c_out + c_out
-                + batch * n_out * c_out)
+    return itemsize * (batch * length * channels + width * channels * c_out + c_out
+                       + batch * n_out * c_out)

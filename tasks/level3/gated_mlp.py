@@ -46,6 +46,8 @@ def flops(shapes):
     return 2 * (2 * m * hidden * d) + (mm.SILU_FLOPS + 1) * m * hidden + 2 * m * n * hidden
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x, wg, wu and wd read once and the output written once (h not counted), floats at
+    # `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     (m, d), (_, hidden), (_, n) = shapes["x"], shapes["wg"], shapes["wd"]
-    return 4 * (m * d + 2 * d * hidden + hidden * n + m * n)
+    return itemsize * (m * d + 2 * d * hidden + hidden * n + m * n)

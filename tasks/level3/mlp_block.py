@@ -48,6 +48,8 @@ def flops(shapes):
             + 2 * m * n * hidden + m * n)
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # x, w1, b1, w2 and b2 read once and the output written once (the hidden layer not counted),
+    # floats at `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
     (m, d), (_, hidden), (_, n) = shapes["x"], shapes["w1"], shapes["w2"]
-    return 4 * (m * d + d * hidden + hidden + hidden * n + n + m * n)
+    return itemsize * (m * d + d * hidden + hidden + hidden * n + n + m * n)

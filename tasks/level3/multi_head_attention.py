@@ -84,6 +84,8 @@ def flops(shapes):
     return heads * (4 * seq * seq * d + SOFTMAX_FLOPS * seq * seq)
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # q, k and v read once and the output written once, floats at `itemsize` bytes (4 at
+    # float32, 2 at bfloat16/float16).
     heads, seq, d = shapes["q"]
-    return 4 * heads * seq * d * 4
+    return 4 * heads * seq * d * itemsize

@@ -176,5 +176,7 @@ def flops(shapes):
     return 2 * rmsnorm + qkv + attention + out_proj + ffn
 
 
-def bytes_moved(shapes):
-    return 4 * (sum(math.prod(s) for s in shapes.values()) + math.prod(shapes["x"]))
+def bytes_moved(shapes, itemsize=4):
+    # Every input read once and the output (x's shape) written once, floats at `itemsize` bytes
+    # (4 at float32, 2 at bfloat16/float16).
+    return itemsize * (sum(math.prod(s) for s in shapes.values()) + math.prod(shapes["x"]))

@@ -100,6 +100,8 @@ def flops(shapes):
     return 2 * n**3 * channels + n * n * channels  # contraction + residual
 
 
-def bytes_moved(shapes):
+def bytes_moved(shapes, itemsize=4):
+    # pair read and the output written once, the (float) mask read once, floats at `itemsize`
+    # bytes (4 at float32, 2 at bfloat16/float16).
     n, _, channels = shapes["pair"]
-    return 4 * (2 * n * n * channels + n * n)
+    return itemsize * (2 * n * n * channels + n * n)
