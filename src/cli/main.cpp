@@ -45,7 +45,8 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "candidate files larger than this are refused unread (status compile_error)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags.timeout_s,
-                  "seconds allowed to each wait on a worker (its start, load+compile, each run, each timing batch)")
+                  "seconds allowed to each wait on a worker (load+compile, each run, each timing batch; a worker's "
+                  "start waits at least 60 s)")
       ->capture_default_str();
   cmd->add_flag("--resume", flags.resume,
                 "do not evaluate again the tasks recorded in --out with the same configuration: their records "

@@ -11,7 +11,7 @@ namespace pallasbench {
 
 timeouts timeouts::from_seconds(double seconds) {
   const auto wait = std::chrono::milliseconds(static_cast<long>(seconds * 1000));
-  return {wait, wait};
+  return {std::max<std::chrono::milliseconds>(wait, k_min_startup), wait};
 }
 
 nlohmann::json run_config::to_json() const {

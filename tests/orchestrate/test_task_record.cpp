@@ -234,6 +234,16 @@ TEST(TaskRecord, DtypeIsInTheResumeKeyExceptFloat32sWhichKeepsTheOldKey) {
   EXPECT_EQ(to_record(r)["config"]["dtype"], "float16");
 }
 
+TEST(TaskRecord, ShortTimeoutsLeaveWorkersAMinuteToStart) {
+  using std::chrono::milliseconds;
+  const auto short_waits = timeouts::from_seconds(5);
+  EXPECT_EQ(short_waits.command, milliseconds(5000));
+  EXPECT_EQ(short_waits.startup, k_min_startup);  // importing JAX on a loaded machine is no candidate's fault
+  const auto long_waits = timeouts::from_seconds(300);
+  EXPECT_EQ(long_waits.startup, milliseconds(300000));
+  EXPECT_EQ(long_waits.command, milliseconds(300000));
+}
+
 TEST(TaskRecord, ShardIsRecordedButIsNoPartOfTheResumeKey) {
   auto r = sample_result();
   const auto unsharded = to_record(r);

@@ -57,7 +57,11 @@ struct enum_names<artifact_mode> {
 
 // Every wait of the harness on a worker, from --timeout: a process's start and greeting, and
 // each command it is sent (load+compile, each run, each timing batch, describing the suite,
-// measuring the device).
+// measuring the device). A start is the harness's own cost (importing JAX, which takes several
+// seconds on a loaded machine) and waits at least k_min_startup whatever --timeout says: a short
+// timeout is for candidates' commands, and must not turn a slow start into a harness error.
+inline constexpr std::chrono::milliseconds k_min_startup{std::chrono::seconds(60)};
+
 struct timeouts {
   std::chrono::milliseconds startup{std::chrono::seconds(300)};
   std::chrono::milliseconds command{std::chrono::seconds(300)};
