@@ -1,9 +1,14 @@
 """Elementwise kernels: one pallas_call mapping a task's body over row-major blocks.
 
 Memory-bound: each element is read once per input and written once. Blocks come from
-tl.block_2d: the column extent covers whole rows (contiguous 16-byte loads) and a block holds 8K
-elements, so 8 warps give each thread 32 elements (eight 16-byte loads) per input: many bytes in
-flight per SM without spilling registers.
+tl.block_2d: the column extent covers whole rows (contiguous 16-byte loads) and a block holds 32
+KB, 8K float32 elements, so 8 warps give each thread 32 elements (eight 16-byte loads) per input:
+many bytes in flight per SM without spilling registers. At bfloat16/float16 the same bytes are
+16K elements (64 a thread).
+
+Bodies compute in float32 at every dtype (`x_ref[...].astype(jnp.float32)`, then
+`.astype(o_ref.dtype)` on store): Triton has no bfloat16/float16 exp or divide, and one rounding
+on store matches the reference's; for float32 both casts are no-ops.
 """
 
 import jax
