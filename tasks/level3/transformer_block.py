@@ -5,6 +5,13 @@ One head, scale 1/sqrt(d_head), weightless rmsnorm (eps 1e-5). Three pallas_call
 (2) flash attention + output projection + residual, the attention output never leaving
 registers; (3) rmsnorm + feed-forward + relu + residual. Dots use TF32 tensor cores
 (USES_TF32 = True); attention operands are rounded to nearest TF32 in-kernel first.
+
+At bfloat16/float16 only the first projection's dots take the input dtype (16-bit tensor cores,
+float32 accumulators): q, k, v and h stay float32 in memory, and the later dots run on them at
+float32 (TF32) with the weights widened exactly, as at float32. At the large stress case h
+reaches ~1e6 and the output cancels against it: bf16 q, k, v and attention output put errors at
+~1.1x the bf16 bound there (0.5x in float32), and float16 cannot hold h at all. The output is
+rounded once to the input's dtype.
 """
 
 import functools
@@ -63,8 +70,9 @@ def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale
     def step(t, carry):  # one K step: x tile feeds the sum of squares and all three dots
         ss, aq, ak, av = carry
         cols = ac.tile(t, bk)
-        xt = x_ref[:, cols]
-        return (ss + jnp.sum(xt * xt, axis=1),
+        xt = x_ref[:, cols]  # the dots take it as it is; its squares are summed in float32
+        x32 = xt.astype(jnp.float32)
+        return (ss + jnp.sum(x32 * x32, axis=1),
                 aq + jnp.dot(xt, wq_ref[cols, :], preferred_element_type=jnp.float32),
                 ak + jnp.dot(xt, wk_ref[cols, :], preferred_element_type=jnp.float32),
                 av + jnp.dot(xt, wv_ref[cols, :], preferred_element_type=jnp.float32))
@@ -88,8 +96,9 @@ def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn):
 
     def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
         cols = ac.tile(c, bn)
-        h_ref[:, cols] = x_ref[:, cols] + jnp.dot(attn, wo_ref[:, cols],
-                                                  preferred_element_type=jnp.float32)
+        wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
+        out = jnp.dot(attn, wo, preferred_element_type=jnp.float32)
+        h_ref[:, cols] = x_ref[:, cols].astype(jnp.float32) + out
         return carry
 
     lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
@@ -103,13 +112,14 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk):
         cols = ac.tile(t, bk)
         ht = h_ref[:, cols]
         return (ss + jnp.sum(ht * ht, axis=1),
-                acc + jnp.dot(ht, w_ref[cols, :], preferred_element_type=jnp.float32))
+                acc + jnp.dot(ht, w_ref[cols, :].astype(jnp.float32),
+                              preferred_element_type=jnp.float32))
 
     ss, acc = lax.fori_loop(0, width // bk, step, (jnp.zeros((h_ref.shape[0],), jnp.float32),
                                                     jnp.zeros(o_ref.shape, jnp.float32)))
     inv = 1.0 / jnp.sqrt(ss / width + EPS)
     residual = h_ref[:, ac.tile(pl.program_id(1), o_ref.shape[1])]
-    o_ref[...] = residual + jnp.maximum(acc * inv[:, None], 0.0)
+    o_ref[...] = (residual + jnp.maximum(acc * inv[:, None], 0.0)).astype(o_ref.dtype)
 
 
 def kernel(x, wq, wk, wv, wo, wff):
@@ -156,7 +166,7 @@ def kernel(x, wq, wk, wv, wo, wff):
     bn = min(BLOCK_N, width)
     return pl.pallas_call(
         functools.partial(_ffn_body, bk=bk),
-        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
+        out_shape=jax.ShapeDtypeStruct((seq, width), x.dtype),
         grid=(seq // bm, width // bn),
         in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),

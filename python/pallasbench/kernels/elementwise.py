@@ -18,9 +18,10 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 
 
-def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, name=None):
+def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out_dtype=None,
+               name=None):
     """body(*in_refs, o_ref) over (br, bc) blocks of the first operand; the output has its shape
-    and dtype.
+    and dtype (out_dtype when given).
 
     Operands are (rows, cols) matrices, blocked alike, or (cols,) vectors broadcast down the rows
     (a bias), of which each program gets its (bc,) slice. The Triton lowering does not mask edge
@@ -38,7 +39,7 @@ def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, nam
     column = pl.BlockSpec((bc,), lambda i, j: (j,))
     out = pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct((prows, pcols), x.dtype),
+        out_shape=jax.ShapeDtypeStruct((prows, pcols), out_dtype or x.dtype),
         grid=(prows // br, pcols // bc),
         in_specs=[tile if a.ndim == 2 else column for a in operands],
         out_specs=tile,
