@@ -76,10 +76,13 @@ def round_tf32(x):
     return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
 
 
-def dot_operand(x, dtype):
-    """A float32 value as a dot operand of `dtype`: rounded to nearest TF32 for float32 (the
-    tensor cores would truncate it), cast (rounded to nearest) for bfloat16/float16."""
-    return round_tf32(x) if dtype == jnp.float32 else x.astype(dtype)
+def dot_operand(x, dtype, precision=None):
+    """A float32 value as a dot operand of `dtype`: cast (rounded to nearest) for
+    bfloat16/float16; for float32 rounded to nearest TF32 (the tensor cores would truncate it),
+    unless the dot runs at full float32 precision (lax.Precision.HIGHEST)."""
+    if dtype != jnp.float32:
+        return x.astype(dtype)
+    return x if precision == lax.Precision.HIGHEST else round_tf32(x)
 
 
 def queries(q, scale):
@@ -100,11 +103,12 @@ def init(bq: int, d: int):
             jnp.zeros((bq,), jnp.float32))
 
 
-def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None):
+def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision=None):
     """Fold key tiles lo..hi-1 into `state` (from `init`).
 
     q, score_scale: from `queries` (base-2 scores are q.k * score_scale; q pre-scaled and
-    TF32-rounded at float32, where score_scale is None).
+    TF32-rounded at float32, where score_scale is None). precision: of both dots (None: Triton's
+    default, TF32 for float32 operands).
     load_kv(j) -> (k, v) tiles of shape (bk, d).
     mask(j, s) -> s with hidden scores set to -inf; the first tile folded must leave every row
     at least one visible key (true for causal attention walked from key 0), so the running max
@@ -114,7 +118,7 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None):
     def body(j, state):
         acc, m, l = state
         k, v = load_kv(j)
-        s = lax.dot_general(q, k, _QK_DIMS, preferred_element_type=jnp.float32)
+        s = lax.dot_general(q, k, _QK_DIMS, precision=precision, preferred_element_type=jnp.float32)
         if score_scale is not None:
             s = s * score_scale
         if mask is not None:
@@ -123,7 +127,8 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None):
         alpha = jnp.exp2(m - m_new)  # rescales what was summed under the old max
         p = jnp.exp2(s - m_new[:, None])
         l = l * alpha + jnp.sum(p, axis=1)
-        pv = jnp.dot(dot_operand(p, v.dtype), v, preferred_element_type=jnp.float32)
+        pv = jnp.dot(dot_operand(p, v.dtype, precision), v, precision=precision,
+                     preferred_element_type=jnp.float32)
         acc = acc * alpha[:, None] + pv
         return acc, m_new, l
 
