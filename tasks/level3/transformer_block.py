@@ -101,9 +101,10 @@ def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
 
     def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
         cols = ac.tile(c, bn)
+        residual = x_ref[:, cols].astype(jnp.float32)
         wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
-        out = jnp.dot(attn, wo, precision=precision, preferred_element_type=jnp.float32)
-        h_ref[:, cols] = x_ref[:, cols].astype(jnp.float32) + out
+        h_ref[:, cols] = residual + jnp.dot(attn, wo, precision=precision,
+                                            preferred_element_type=jnp.float32)
         return carry
 
     lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
