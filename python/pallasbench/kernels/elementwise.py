@@ -7,8 +7,9 @@ many bytes in flight per SM without spilling registers. At bfloat16/float16 the 
 16K elements (64 a thread).
 
 Bodies compute in float32 at every dtype (`x_ref[...].astype(jnp.float32)`, then
-`.astype(o_ref.dtype)` on store): Triton has no bfloat16/float16 exp or divide, and one rounding
-on store matches the reference's; for float32 both casts are no-ops.
+`.astype(o_ref.dtype)` on store): Pallas's Triton lowering refuses a 16-bit divide, 16-bit math
+would round every step, and one rounding on store matches the reference's; for float32 both
+casts are no-ops.
 """
 
 import jax
