@@ -43,7 +43,8 @@ def reference(x, w1, b1, w2, b2):
 def kernel(x, w1, b1, w2, b2):
     h = mm.fused_matmul(x, (w1,), lambda acc, b: mm.gelu(acc + b), bias=b1,
                         out_dtype=mm.hidden_dtype(x.dtype), name=NAME + "_up")
-    return mm.fused_matmul(h, (w2,), lambda acc, b: acc + b, bias=b2, out_dtype=x.dtype, name=NAME + "_down")
+    return mm.fused_matmul(h, (w2,), lambda acc, b: acc + b, bias=b2, out_dtype=x.dtype,
+                           name=NAME + "_down")
 
 
 def flops(shapes):

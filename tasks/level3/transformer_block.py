@@ -7,13 +7,13 @@ registers; (3) rmsnorm + feed-forward + relu + residual. Dots use TF32 tensor co
 (USES_TF32 = True); attention operands are rounded to nearest TF32 in-kernel first.
 
 At bfloat16/float16 only the first projection's dots take the input dtype (16-bit tensor cores,
-float32 accumulators): q, k, v and h stay float32 in memory, and the later dots run on them with
-the weights widened exactly. At the large stress case h reaches ~1e5-1e6 and the output cancels
-against it: bf16 q, k, v and attention output put errors at ~1.1x the bf16 bound there (0.5x in
-float32, TF32 dots as at float32), and float16 cannot hold h at all. At float16 those dots run
-at full float32 precision (IEEE, FULL_PRECISION_AT): its bound, 2e-3 elementwise, is a fifth of
-the float32 task's, and TF32's 11 bits on q, k, v, p and h reach ~0.9x of it there. The output
-is rounded once to the input's dtype.
+float32 accumulators): q, k, v and h stay float32 in memory, as in the reference, and the later
+dots run on them with the weights widened exactly. At the large stress case h is ~1e5-1e6 and
+the output cancels against it: bf16 q, k, v and attention output put errors at ~1.1x the bf16
+bound there (0.5x in float32 with TF32 dots, as at float32), and h is past float16's range. At
+float16 those dots run at full float32 precision (IEEE, FULL_PRECISION_AT): its bound, 2e-3
+elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p and h reach
+~0.9x of it there. The output is rounded once to the input's dtype.
 """
 
 import functools

@@ -40,7 +40,8 @@ def test_suite_kernels_at_low_precision(env, tmp_path, dtype):
     result = run_cli(env, "run", *tasks, "--dtype", dtype, "--device", "cpu", "--size", "small",
                      "--no-timing", "--out", tmp_path, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    records = {r["kernel_name"]: r for r in map(json.loads, (tmp_path / "records.jsonl").read_text().splitlines())}
+    lines = (tmp_path / "records.jsonl").read_text().splitlines()
+    records = {r["kernel_name"]: r for r in map(json.loads, lines)}
     assert sorted(records) == sorted(tasks)
     bound = documented_bounds()[dtype]
     for name, r in records.items():

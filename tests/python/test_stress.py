@@ -171,7 +171,8 @@ def test_the_large_case_shrinks_until_float16_holds_its_reference(tmp_path):
     fields = {"task": "mlp_block", "size": "small", "seed": 7, "stress": "large"}
     for dtype in ("bfloat16", "float16"):
         (tmp_path / dtype).mkdir()
-        reply = ref.cmd_reference(ReferenceRequest.read(fields | {"dtype": dtype, "dir": str(tmp_path / dtype)}))
+        request = ReferenceRequest.read(fields | {"dtype": dtype, "dir": str(tmp_path / dtype)})
+        reply = ref.cmd_reference(request)
         inputs = [np.load(a["path"]) for a in reply["inputs"]]
         out = np.load(reply["output"]["path"])
         # x is N(0, 1) times the factor used: the ratio to the x1e3 draw recovers it.

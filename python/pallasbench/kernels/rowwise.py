@@ -65,7 +65,8 @@ class RowBlock:
         return tile.astype(jnp.float32)
 
     def store(self, val, col0):
-        masked.store_tile(self.o_ref, val.astype(self.o_ref.dtype), self.row0, self.rows, col0, self.cols)
+        val = val.astype(self.o_ref.dtype)
+        masked.store_tile(self.o_ref, val, self.row0, self.rows, col0, self.cols)
 
     def fold(self, step, init):
         """step(x, col0, carry) -> carry over every column tile x, in order, from init."""

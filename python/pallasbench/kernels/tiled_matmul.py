@@ -113,9 +113,10 @@ def round_tf32(t):
 def hidden_dtype(dtype):
     """The dtype a pipeline of matmuls stores its hidden layer in (mlp_block, gated_mlp): the
     input's when it has float32's exponent range (float32, bfloat16), else float32. A float16
-    hidden layer overflows at 65504 where the reference's float32 one does not (the matmul
-    class's large stress case puts it at ~1e6); the next matmul then reads float32."""
-    return dtype if jnp.finfo(dtype).maxexp >= jnp.finfo(jnp.float32).maxexp else jnp.dtype(jnp.float32)
+    hidden layer overflows at 65504 (a gate product of two activations near 256) where the
+    reference's float32 one does not; the next matmul then reads float32."""
+    wide_enough = jnp.finfo(dtype).maxexp >= jnp.finfo(jnp.float32).maxexp
+    return jnp.dtype(dtype) if wide_enough else jnp.dtype(jnp.float32)
 
 
 def _plan(m: int, n: int, k: int, n_w: int, itemsize: int = 4):

@@ -199,16 +199,19 @@ class Reference:
         reference made for the check is kept for the request's output)."""
         factor = module.STRESS.large_factor
         while True:
-            inputs = stress.make_inputs(module, req.stress, np.random.default_rng(req.seed), shapes, factor)
+            rng = np.random.default_rng(req.seed)
+            inputs = stress.make_inputs(module, req.stress, rng, shapes, factor)
             if req.stress != "large" or factor <= 1 or not _narrower_than_float32(req.dtype):
                 return inputs
-            ref = self._run_reference(module, [dtypes.round_to(a, req.dtype) for a in inputs], float64=True)
+            rounded = [dtypes.round_to(a, req.dtype) for a in inputs]
+            ref = self._run_reference(module, rounded, float64=True)
             wide = np.asarray(ref, np.float64)
             with np.errstate(over="ignore"):
                 overflows = np.isfinite(wide) & ~np.isfinite(wide.astype(dtypes.numpy_dtype(req.dtype)))
             if not overflows.any():
                 if req.perturb is None:
-                    self._fitted = ((req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype), ref)
+                    key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
+                    self._fitted = (key, ref)
                 return inputs
             factor = max(1.0, factor / LARGE_FACTOR_STEP)
 
