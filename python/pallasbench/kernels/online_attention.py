@@ -9,8 +9,9 @@ bits of f32 operands; q and p are rounded to nearest TF32 first (`round_tf32`), 
 the truncation from shrinking every score the same way (a systematic softmax temperature shift).
 
 bfloat16/float16: q, k and v go to the dots as they are (the 16-bit tensor-core path) with float32
-accumulation; the scores are scaled after the dot instead of q before it (`queries`), and p is
-rounded to v's dtype for p @ v (`dot_operand`). Running max, exp-sum and accumulator stay float32.
+accumulation; the scores are scaled after the dot instead of q before it (`queries`), and p @ v
+takes p as two terms of v's dtype (`weighted_values`). Running max, exp-sum and accumulator stay
+float32.
 """
 
 import math
@@ -97,6 +98,23 @@ def queries(q, scale):
     return q, scale
 
 
+def weighted_values(p, v, precision=None):
+    """p @ v with float32 accumulation, p (bq, bk) float32 probabilities, v a (bk, d) tile.
+
+    float32 v: one dot, p through `dot_operand` (TF32-rounded unless precision is HIGHEST).
+    bfloat16/float16 v: p = hi + lo, both of v's dtype, and two 16-bit dots (together the cost of
+    one TF32 dot). p rounded once to bf16 errs by 2^-9 of each weight, and where a large v
+    cancels across a row's few keys (the large stress case, v x1e3) that reached 1.1x the bf16
+    bound; hi + lo carries ~16 bits of p."""
+    if v.dtype == jnp.float32:
+        return jnp.dot(dot_operand(p, v.dtype, precision), v, precision=precision,
+                       preferred_element_type=jnp.float32)
+    hi = p.astype(v.dtype)
+    lo = (p - hi.astype(jnp.float32)).astype(v.dtype)  # exact difference, then one rounding
+    return (jnp.dot(hi, v, preferred_element_type=jnp.float32)
+            + jnp.dot(lo, v, preferred_element_type=jnp.float32))
+
+
 def init(bq: int, d: int):
     """Empty running state: accumulator, row max (base 2), row exp-sum."""
     return (jnp.zeros((bq, d), jnp.float32), jnp.full((bq,), -jnp.inf, jnp.float32),
@@ -127,8 +145,7 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision
         alpha = jnp.exp2(m - m_new)  # rescales what was summed under the old max
         p = jnp.exp2(s - m_new[:, None])
         l = l * alpha + jnp.sum(p, axis=1)
-        pv = jnp.dot(dot_operand(p, v.dtype, precision), v, precision=precision,
-                     preferred_element_type=jnp.float32)
+        pv = weighted_values(p, v, precision)
         acc = acc * alpha[:, None] + pv
         return acc, m_new, l
 
