@@ -1,9 +1,14 @@
-"""add: x + y, elementwise over two float32 matrices.
+"""add: x + y, elementwise over two float matrices.
 
-Memory-bound: two reads and one write per element. The kernel streams row-major blocks of 8K
-elements whose column extent covers whole rows (contiguous 16-byte loads); blocks divide the
-array (the block rule refuses ragged ones: Pallas's Triton lowering does not mask edge blocks).
+Memory-bound: two reads and one write per element. The kernel streams row-major blocks of 32 KB
+(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
+blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
+mask edge blocks).
+Computed in float32 at every dtype: bfloat16/float16 inputs are upcast on load and the result
+is rounded once on store.
 """
+
+import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
@@ -29,7 +34,8 @@ def reference(x, y):
 
 
 def _add_body(x_ref, y_ref, o_ref):
-    o_ref[...] = x_ref[...] + y_ref[...]
+    x, y = x_ref[...].astype(jnp.float32), y_ref[...].astype(jnp.float32)
+    o_ref[...] = (x + y).astype(o_ref.dtype)
 
 
 def kernel(x, y):

@@ -12,6 +12,8 @@ is within a factor of two of p, Sterbenz); the partial means are means of s, and
 (x - p - mean(s)) * scale + beta. An offset of 1e3 then leaves the mean exact to f32 rounding
 of O(1) values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every output. Both calls
 read the strip's pivot row (one (1, 64) load per program, one pivot for all chunks).
+Any float dtype: loads are widened to float32 (moments are float32 in memory), the output is
+rounded once to x's dtype.
 """
 
 import functools
@@ -59,16 +61,16 @@ def reference(x, gamma, beta):
 
 
 def _masked_load(ref, row0, rows, col0, cols, exact):
-    """The block/tile `ref` with lanes outside the rows x cols array read as 0.
+    """The block/tile `ref` as float32, with lanes outside the rows x cols array read as 0.
 
     Edge blocks of a Triton kernel would read undefined memory: the mask keeps that memory
     untouched and out of the sums. `exact` (static) says the tile lies inside the array.
     """
     if exact:
-        return ref[...]
+        return ref[...].astype(jnp.float32)
     r = row0 + lax.broadcasted_iota(jnp.int32, ref.shape, 0)
     c = col0 + lax.broadcasted_iota(jnp.int32, ref.shape, 1)
-    return pltriton.load(ref, mask=(r < rows) & (c < cols), other=0.0)
+    return pltriton.load(ref, mask=(r < rows) & (c < cols), other=0.0).astype(jnp.float32)
 
 
 def _cols_mask(shape, col0, cols):
@@ -146,12 +148,13 @@ def _normalize_body(x_ref, p_ref, mean_ref, m2_ref, g_ref, b_ref, o_ref, *, rows
         mask = _cols_mask((bc,), col0, cols)
         gamma = pltriton.load(g_ref, mask=mask, other=0.0)
         beta = pltriton.load(b_ref, mask=mask, other=0.0)
+    gamma, beta = gamma.astype(jnp.float32), beta.astype(jnp.float32)
     scale = gamma[None, :] * lax.rsqrt(m2 / rows + EPS)
 
     exact = rows % br == 0 and exact_cols
     x = _masked_load(x_ref, row0, rows, col0, cols, exact)
     p = _masked_load(p_ref, 0, rows, col0, cols, exact_cols)
-    out = (x - p - mean) * scale + beta[None, :]
+    out = ((x - p - mean) * scale + beta[None, :]).astype(o_ref.dtype)
     if exact:
         o_ref[...] = out
     else:

@@ -1,9 +1,11 @@
-"""batched_matmul: a[i] @ b[i] for float32 (B, M, K) @ (B, K, N).
+"""batched_matmul: a[i] @ b[i] for float (B, M, K) @ (B, K, N).
 
 One pallas_call over a (batch, row tile, column tile) grid. Each program owns a (bm, bn) output
 tile of one batch (128x128, shrunk until the grid covers the H200's 132 SMs) and walks K in
 32-wide steps with an in-kernel fori_loop, loading tiles straight from raw pl.ANY refs into a
-float32 accumulator. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32).
+float32 accumulator. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32);
+bfloat16/float16 tiles go to the 16-bit tensor cores as they are (64-wide K steps: the same 128
+bytes a row), the accumulator float32 and the tile rounded once on store.
 """
 
 import functools
@@ -32,7 +34,7 @@ STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STA
 
 NUM_SMS = 132  # H200: a grid smaller than this leaves SMs idle
 MIN_TILE = 32  # jnp.dot needs >= 16 per dim; 32 keeps the MMAs fed
-BK = 32  # 128-byte rows per K step: four k8 TF32 MMA steps per load
+BK_BYTES = 128  # per row and K step: 32 f32 columns (four k8 TF32 MMA steps), 64 of bf16/f16
 
 
 def make_inputs(rng, shapes):
@@ -64,7 +66,7 @@ def _body(a_ref, b_ref, o_ref, *, bm, bn, bk, k_steps):
 
 def kernel(a, b):
     (nb, m, k), n = a.shape, b.shape[2]
-    bk = tl.dividing_tile(k, BK)
+    bk = tl.dividing_tile(k, BK_BYTES // a.dtype.itemsize)
     bm, bn = tl.dividing_tile(m, 128), tl.dividing_tile(n, 128)
     while nb * tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS and max(bm, bn) > MIN_TILE:
         if bn >= bm:
@@ -82,7 +84,7 @@ def kernel(a, b):
         grid=(nb, mp // bm, np_ // bn),
         in_specs=[any_spec, any_spec],
         out_specs=pl.BlockSpec((None, bm, bn), lambda i, j, l: (i, j, l)),
-        # Shared memory per stage is 32 * (bm + bn) * 4 bytes <= 32 KiB: 3-4 stages fit easily.
+        # Shared memory per stage is (bm + bn) * 128 bytes <= 32 KiB: 3-4 stages fit easily.
         compiler_params=tl.triton_params(num_warps=8 if big else 4,
                                          num_stages=3 if big else 4),
     )(ap, bp)

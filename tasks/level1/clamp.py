@@ -1,8 +1,10 @@
-"""clamp: clip(x, -1, 1), elementwise over a float32 matrix (N(0, 4)).
+"""clamp: clip(x, -1, 1), elementwise over a float matrix (N(0, 4)).
 
-Memory-bound: one read and one write per element. The kernel streams row-major blocks of 8K
-elements whose column extent covers whole rows (contiguous 16-byte loads); blocks divide the
-array (the block rule refuses ragged ones: Pallas's Triton lowering does not mask edge blocks).
+Memory-bound: one read and one write per element. The kernel streams row-major blocks of 32 KB
+(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
+blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
+mask edge blocks).
+Exact at every dtype (it selects values), so it runs in the input's dtype.
 """
 
 import jax.numpy as jnp

@@ -1,11 +1,12 @@
-"""col_sum: sum over axis 0 of a float32 matrix.
+"""col_sum: sum over axis 0 of a float matrix.
 
 Memory-bound column reduction in two pallas_calls. Plain f32 tree sums of 16384 N(0,1) terms
 err by ~1e-5, the size of the tolerance near zero, so each element is split exactly into a
 head on a 2^-10 grid and a small tail: head sums are exact in f32 (while |partial| < 2^14) and
 tail sums are tiny, so the result carries little more than its final rounding. The first call
 streams (64, 128) tiles over a 2-D grid, writing head and tail column sums per tile; the second
-sums them per 32-column strip. Ragged edges are masked to 0. No dot, no TF32.
+sums them per 32-column strip. Ragged edges are masked to 0. No dot, no TF32. Any float dtype:
+summed in float32 (the partials are float32 in memory), rounded once on store.
 """
 
 import functools
@@ -63,6 +64,7 @@ def _partial_body(x_ref, head_ref, tail_ref, *, rows, cols):
     tr, bc = x_ref.shape
     col0 = pl.program_id(1) * bc
     x = masked.load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols, bc, other=0.0)
+    x = x.astype(jnp.float32)  # bfloat16/float16 columns are summed in float32 too
     head, tail = reductions.split_for_sum(x)
     _store_cols(head_ref, jnp.sum(head, axis=0, keepdims=True), col0, cols)
     _store_cols(tail_ref, jnp.sum(tail, axis=0, keepdims=True), col0, cols)
@@ -83,7 +85,7 @@ def _combine_body(head_ref, tail_ref, o_ref, *, parts, cols, chunk, chunks):
         return lax.fori_loop(0, chunks, lambda k, acc: acc + chunk_sum(ref, k),
                              jnp.zeros((bc,), jnp.float32))
 
-    _store_cols(o_ref, total(head_ref) + total(tail_ref), col0, cols)
+    _store_cols(o_ref, (total(head_ref) + total(tail_ref)).astype(o_ref.dtype), col0, cols)
 
 
 def kernel(x):

@@ -1,8 +1,9 @@
 """cosine_sim: dot(x, y) / (|x| |y| + 1e-8) per row.
 
-Memory-bound row reduction: each program loads whole rows of x and y (tl.row_block, 8K elements
-a block, 8 warps) and forms the three row sums x.y, x.x, y.y in registers in one pass. Ragged
-edge blocks (a row count or width the block does not tile) load and store through masks.
+Memory-bound row reduction: each program loads whole rows of x and y (tl.row_block, 32 KB a block:
+8K float32 elements, 8 warps) and forms the three row sums x.y, x.x, y.y in registers in one pass.
+Ragged edge blocks (a row count or width the block does not tile) load and store through masks. Any
+float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on store.
 """
 
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""embedding_lookup: table[ids], rows of a float32 (V, D) table gathered by int32 ids (N,).
+"""embedding_lookup: table[ids], rows of a float (V, D) table gathered by int32 ids (N,).
 
 The table stays a raw pl.ANY ref (the LARGE one, 128000x1024, cannot be a block): each program
 takes a block of ids and a column tile (the largest power of two up to 1024 dividing D) and loads

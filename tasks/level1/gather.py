@@ -1,4 +1,4 @@
-"""gather: take_along_axis(x, idx, axis=1), x float32 (R, C), idx int32 (R, J) -> (R, J).
+"""gather: take_along_axis(x, idx, axis=1), x float (R, C), idx int32 (R, J) -> (R, J).
 
 x stays a raw pl.ANY ref; idx and the output stream in row-major (rows, cols) blocks
 (tl.block_2d, 4K elements, 4 warps). Each program loads its idx block and issues one indexed

@@ -1,9 +1,10 @@
 """huber_loss: per-row mean of the Huber loss (delta = 1) of pred - target.
 
-Memory-bound row reduction: each program loads whole rows of both inputs (tl.row_block, 8K
-elements a block, 8 warps), applies the piecewise loss elementwise and reduces the row in
-registers. Ragged edge blocks (a row count or width the block does not tile) load and store
-through masks.
+Memory-bound row reduction: each program loads whole rows of both inputs (tl.row_block, 32 KB a
+block: 8K float32 elements, 8 warps), applies the piecewise loss elementwise and reduces the row in
+registers. Ragged edge blocks (a row count or width the block does not tile) load and store through
+masks. Any float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on
+store.
 """
 
 import functools

@@ -1,15 +1,16 @@
 """layernorm: (x - mean) / sqrt(var + 1e-5) over the last axis, no affine.
 
-Memory-bound: one read and one write per element. One program owns `br` whole rows
-(tl.row_block: 8K elements, the row padded to a power of two) held in registers: mean, then
-the variance of the centred row (two-pass, as the reference), then the scaled write, all from
-one read of x. Rows wider than 8K elements stream column tiles twice (per-tile mean/M2 merged
-with Chan's formula, then the write). No dot, no TF32.
+Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
+32 KB, 8K float32 elements, the row padded to a power of two) held in registers: mean, then the
+variance of the centred row (two-pass, as the reference), then the scaled write, all from one read
+of x. Rows wider than 8K elements stream column tiles twice (per-tile mean/M2 merged with Chan's
+formula, then the write). No dot, no TF32.
 
-Pivot-shifted sums: every row is summed as s = x - p, p its first element (exact while x is
-within a factor of two of p, Sterbenz), and written as (x - p - mean(s)) * rstd. An offset of
-1e3 then leaves the mean exact to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values
-would carry ~1e-4 into every output.
+Pivot-shifted sums: every row is summed as s = x - p, p its first element (exact while x is within
+a factor of two of p, Sterbenz), and written as (x - p - mean(s)) * rstd. An offset of 1e3 then
+leaves the mean exact to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values would carry
+~1e-4 into every output. Any float dtype: computed in float32 (kernels.rowwise), rounded once on
+store.
 """
 
 import jax.numpy as jnp

@@ -1,10 +1,10 @@
-"""log_softmax over the last axis of a float32 matrix.
+"""log_softmax over the last axis of a float matrix.
 
-Memory-bound: one read and one write per element. One program owns `br` whole rows
-(tl.row_block: 8K elements, the row padded to a power of two) and keeps them in registers:
-row max, exp-sum, log and the shifted write are fused, so x is read once. Rows wider than 8K
-elements take two passes over column tiles (online max/sum, then the write). Masked lanes read
-as -inf (exp gives 0). No dot, no TF32.
+Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
+32 KB, 8K float32 elements, the row padded to a power of two) and keeps them in registers: row max,
+exp-sum, log and the shifted write are fused, so x is read once. Rows wider than 8K elements take
+two passes over column tiles (online max/sum, then the write). Masked lanes read as -inf (exp gives
+0). No dot, no TF32. Any float dtype: computed in float32 (kernels.rowwise), rounded once on store.
 """
 
 import jax

@@ -1,4 +1,4 @@
-"""matmul: a @ b, float32 (M, K) @ (K, N).
+"""matmul: a @ b, float (M, K) @ (K, N).
 
 The suite's tiled matmul (pallasbench.kernels.tiled_matmul) with an identity epilogue: a
 streaming pallas_call packs b K-major (TF32 wgmma reads a 32-bit operand from shared memory
@@ -6,6 +6,8 @@ K-major only; a row-major b tile is re-laid out every K step: this task's first 
 1.78 ms at 4096^3 on the H200, bench/results/2026-11-30-h200/fidelity_clean_flush.txt, against
 678 us for the packed design in matmul_relu, tune_matmul_run1.txt), then one pallas_call of (128, 128) output tiles walks K in
 32-wide steps. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32).
+At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
+accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
 """
 
 import jax.numpy as jnp

@@ -1,8 +1,10 @@
-"""maximum: max(x, y), elementwise over two float32 matrices.
+"""maximum: max(x, y), elementwise over two float matrices.
 
-Memory-bound: two reads and one write per element. The kernel streams row-major blocks of 8K
-elements whose column extent covers whole rows (contiguous 16-byte loads); blocks divide the
-array (the block rule refuses ragged ones: Pallas's Triton lowering does not mask edge blocks).
+Memory-bound: two reads and one write per element. The kernel streams row-major blocks of 32 KB
+(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
+blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
+mask edge blocks).
+Exact at every dtype (it selects values), so it runs in the input's dtype.
 """
 
 import jax.numpy as jnp

@@ -1,9 +1,10 @@
-"""reduce_max: max over the last axis of a float32 matrix.
+"""reduce_max: max over the last axis of a float matrix.
 
-Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
-row padded to a power of two) and reduces each row with one in-register max; rows wider than
-8K elements are reduced tile by tile in a fori_loop. Ragged edges are masked to -inf before the
-max. No dot, no TF32.
+Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 KB, 8K float32
+elements, the row padded to a power of two) and reduces each row with one in-register max; rows
+wider than 8K elements are reduced tile by tile in a fori_loop. Ragged edges are masked to -inf
+before the max. No dot, no TF32. Any float dtype: computed and accumulated in float32
+(kernels.reductions), rounded once on store.
 """
 
 import jax.numpy as jnp

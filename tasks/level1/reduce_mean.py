@@ -1,10 +1,11 @@
-"""reduce_mean: mean over the last axis of a float32 matrix.
+"""reduce_mean: mean over the last axis of a float matrix.
 
-Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
-row padded to a power of two) and reduces each row with one in-register tree sum; rows wider
-than 8K elements are summed tile by tile in a fori_loop (a tree per tile, few sequential adds).
-Ragged edges are masked to 0 before summing; the row sum is divided by the true width. No dot,
-no TF32.
+Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 KB, 8K float32
+elements, the row padded to a power of two) and reduces each row with one in-register tree sum;
+rows wider than 8K elements are summed tile by tile in a fori_loop (a tree per tile, few sequential
+adds). Ragged edges are masked to 0 before summing; the row sum is divided by the true width. No
+dot, no TF32. Any float dtype: computed and accumulated in float32 (kernels.reductions), rounded
+once on store.
 """
 
 import jax.numpy as jnp

@@ -1,10 +1,11 @@
-"""reduce_sum: sum over the last axis of a float32 matrix.
+"""reduce_sum: sum over the last axis of a float matrix.
 
-Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 8K elements, the
-row padded to a power of two) and reduces each row with in-register tree sums of an exact
-head/tail split (reductions.split_for_sum: the sum carries little more than its final
-rounding); rows wider than 8K elements are summed tile by tile in a fori_loop (reduce_rows).
-Ragged edges are masked to 0 before summing. No dot, no TF32.
+Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 KB, 8K float32
+elements, the row padded to a power of two) and reduces each row with in-register tree sums of an
+exact head/tail split (reductions.split_for_sum: the sum carries little more than its final
+rounding); rows wider than 8K elements are summed tile by tile in a fori_loop (reduce_rows). Ragged
+edges are masked to 0 before summing. No dot, no TF32. Any float dtype: computed and accumulated in
+float32 (kernels.reductions), rounded once on store.
 """
 
 import jax.numpy as jnp

@@ -1,8 +1,9 @@
-"""relu: max(x, 0), elementwise over a float32 matrix.
+"""relu: max(x, 0), elementwise over a float matrix.
 
 Memory-bound: one read and one write per element. The kernel streams row-major blocks whose
 column extent covers whole rows (contiguous 16-byte loads); blocks divide the array (Pallas's
 Triton lowering does not mask edge blocks).
+Exact at every dtype (it selects values), so it runs in the input's dtype.
 """
 
 import jax.numpy as jnp

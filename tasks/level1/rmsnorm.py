@@ -1,9 +1,10 @@
 """rmsnorm: x / sqrt(mean(x^2) + 1e-5) over the last axis, no affine.
 
-Memory-bound: one read and one write per element. One program owns `br` whole rows
-(tl.row_block: 8K elements, the row padded to a power of two) held in registers: the tree sum
-of squares and the scaled write come from one read of x. Rows wider than 8K elements stream
-column tiles twice (sum of squares, then the write). Masked lanes read as 0. No dot, no TF32.
+Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
+32 KB, 8K float32 elements, the row padded to a power of two) held in registers: the tree sum of
+squares and the scaled write come from one read of x. Rows wider than 8K elements stream column
+tiles twice (sum of squares, then the write). Masked lanes read as 0. No dot, no TF32. Any float
+dtype: computed in float32 (kernels.rowwise), rounded once on store.
 """
 
 import jax.numpy as jnp

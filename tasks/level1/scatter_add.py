@@ -1,10 +1,14 @@
-"""scatter_add: zeros(1024, D).at[idx].add(updates), updates float32 (N, D), idx int32 (N,).
+"""scatter_add: zeros(1024, D).at[idx].add(updates), updates float (N, D), idx int32 (N,).
 
 Float atomics (order-dependent sums). The output is a zeros buffer aliased in and out of the
 pallas_call as a raw pl.ANY ref. Each program takes 8 update rows and a column tile (up to 256
 wide): it first loads the 8 target ids and 8 row segments (independent loads in flight together),
 then issues one vector atomic add per row into out[id, cols]. One row per atomic keeps duplicate
 ids correct in every execution mode (Triton's atomics handle them; so does interpret mode).
+The sums are float32 at every dtype: bfloat16/float16 updates are widened before their atomic
+add into a float32 buffer, which a second pallas_call rounds once to the updates' dtype (16-bit
+atomics would round every partial sum: a degenerate id list, all rows into one, drifts by
+percents).
 """
 
 import functools
@@ -16,7 +20,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 
-from pallasbench.kernels import masked
+from pallasbench.kernels import elementwise, masked
 
 NAME = "scatter_add"
 LEVEL = 1
@@ -46,9 +50,13 @@ def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd):
     cols = pl.ds(pl.multiple_of(pl.program_id(1) * bd, bd), bd)
     # Ids are in range by the task's domain; the clamp only keeps a bad id inside the output.
     targets = [jnp.clip(idx_ref[r], 0, NUM_ROWS - 1) for r in range(ROWS)]
-    values = [upd_ref[r, :] for r in range(ROWS)]
+    values = [upd_ref[r, :].astype(jnp.float32) for r in range(ROWS)]
     for target, value in zip(targets, values):
         pltriton.atomic_add(o_ref, (target, cols), value)
+
+
+def _round_body(sums_ref, o_ref):
+    o_ref[...] = sums_ref[...].astype(o_ref.dtype)
 
 
 def kernel(updates, idx):
@@ -58,11 +66,11 @@ def kernel(updates, idx):
     upd = masked.pad_to_multiple(masked.pad_to_multiple(updates, 0, ROWS), 1, bd)
     ids = masked.pad_to_multiple(idx, 0, ROWS)
     (np_, dp) = upd.shape
-    zeros = jnp.zeros((NUM_ROWS, dp), updates.dtype)
+    zeros = jnp.zeros((NUM_ROWS, dp), jnp.float32)  # the float32 sums, whatever the dtype
     any_spec = pl.BlockSpec(memory_space=pl.ANY)
     out = pl.pallas_call(
         functools.partial(_body, bd=bd),
-        out_shape=jax.ShapeDtypeStruct((NUM_ROWS, dp), updates.dtype),
+        out_shape=jax.ShapeDtypeStruct((NUM_ROWS, dp), jnp.float32),
         grid=(np_ // ROWS, dp // bd),
         in_specs=[pl.BlockSpec((ROWS,), lambda i, j: (i,)),
                   pl.BlockSpec((ROWS, bd), lambda i, j: (i, j)),
@@ -71,6 +79,8 @@ def kernel(updates, idx):
         input_output_aliases={2: 0},
         compiler_params=tl.triton_params(num_warps=max(1, min(4, bd // 128)), num_stages=1),
     )(ids, upd, zeros)
+    if updates.dtype != jnp.float32:  # one rounding of the float32 sums, in a kernel
+        out = elementwise.map_blocks(_round_body, out, out_dtype=updates.dtype, name=NAME + "_round")
     return out if dp == d else out[:, :d]
 
 

@@ -1,8 +1,9 @@
 """fused_bias_gelu_dropout: gelu(x + b) * keep / 0.9, keep a uint8 Bernoulli(0.9) mask.
 
-Memory-bound: x (f32) and keep (u8) are read once, the result written once; bias, gelu and the
-dropout scale all happen in registers. Row-major blocks span whole rows (contiguous loads), the
-bias slice rides along as a 1-D block. Ragged shapes are zero-padded outside to whole blocks.
+Memory-bound: x (any float dtype) and keep (u8) are read once, the result written once; bias,
+gelu and the dropout scale all happen in registers. Row-major blocks span whole rows
+(contiguous loads), the bias slice rides along as a 1-D block. Ragged shapes are zero-padded
+outside to whole blocks. Computed in float32 at every dtype, rounded once on store.
 """
 
 import jax
@@ -37,8 +38,9 @@ def reference(x, b, keep):
 
 
 def _body(x_ref, b_ref, keep_ref, o_ref):
-    g = jax.nn.gelu(x_ref[...] + b_ref[...][None, :], approximate=True)
-    o_ref[...] = g * keep_ref[...].astype(jnp.float32) / KEEP_PROB
+    y = x_ref[...].astype(jnp.float32) + b_ref[...].astype(jnp.float32)[None, :]
+    g = jax.nn.gelu(y, approximate=True)
+    o_ref[...] = (g * keep_ref[...].astype(jnp.float32) / KEEP_PROB).astype(o_ref.dtype)
 
 
 def kernel(x, b, keep):

@@ -5,7 +5,8 @@ power-of-two block, padded columns masked out of the variance), so mean, varianc
 relu all happen in registers. Rows per program are capped to keep >= 256 programs.
 
 Pivot-shifted sums (kernels.rowwise.normalized_rows): each row is summed as x - x[0], so an
-offset of 1e3 leaves the mean exact to f32 rounding of O(1) values.
+offset of 1e3 leaves the mean exact to f32 rounding of O(1) values. Computed in float32 at
+every dtype, rounded once on store.
 """
 
 import jax
@@ -41,7 +42,8 @@ def reference(x):
 
 
 def _body(x_ref, o_ref, *, cols):
-    o_ref[...] = jnp.maximum(rowwise.normalized_rows(x_ref, cols=cols, eps=EPS), 0.0)
+    y = rowwise.normalized_rows(x_ref, cols=cols, eps=EPS)  # float32
+    o_ref[...] = jnp.maximum(y, 0.0).astype(o_ref.dtype)
 
 
 def kernel(x):

@@ -5,7 +5,8 @@ rows (a power-of-two block, padded columns masked out of the variance), so mean,
 the residual add all happen in registers. Rows per program are capped to keep >= 256 programs.
 
 Pivot-shifted sums (kernels.rowwise.normalized_rows): each row is summed as x - x[0], so an
-offset of 1e3 leaves the mean exact to f32 rounding of O(1) values.
+offset of 1e3 leaves the mean exact to f32 rounding of O(1) values. Computed in float32 at
+every dtype, rounded once on store.
 """
 
 import jax.numpy as jnp
@@ -40,7 +41,8 @@ def reference(x, r):
 
 
 def _body(x_ref, r_ref, o_ref, *, cols):
-    o_ref[...] = rowwise.normalized_rows(x_ref, cols=cols, eps=EPS) + r_ref[...]
+    out = rowwise.normalized_rows(x_ref, cols=cols, eps=EPS) + r_ref[...].astype(jnp.float32)
+    o_ref[...] = out.astype(o_ref.dtype)
 
 
 def kernel(x, r):

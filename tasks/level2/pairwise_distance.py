@@ -3,7 +3,8 @@
 Each program owns a (TILE, TILE) output tile and accumulates squared differences one feature
 at a time (rank-1 updates from an x column of the row tile and of the column tile). Differences
 are formed explicitly, in fp32: the |x|^2 + |y|^2 - 2 x.y form would cancel catastrophically
-near the diagonal, and D is too small for tensor cores to pay off.
+near the diagonal, and D is too small for tensor cores to pay off. bfloat16/float16 features are
+widened to fp32 before the differences; the distance is rounded once to x's dtype.
 """
 
 import functools
@@ -41,9 +42,9 @@ def reference(x):
 def _body(xi_ref, xj_ref, o_ref, *, features):
     acc = jnp.zeros((xi_ref.shape[0], xj_ref.shape[0]), jnp.float32)
     for d in range(features):
-        diff = xi_ref[:, d][:, None] - xj_ref[:, d][None, :]
+        diff = xi_ref[:, d].astype(jnp.float32)[:, None] - xj_ref[:, d].astype(jnp.float32)[None, :]
         acc += diff * diff
-    o_ref[...] = jnp.sqrt(acc + EPS)
+    o_ref[...] = jnp.sqrt(acc + EPS).astype(o_ref.dtype)
 
 
 def kernel(x):
@@ -54,7 +55,7 @@ def kernel(x):
         x = jnp.pad(x, ((0, rows - n), (0, feats - d)))
     out = pl.pallas_call(
         functools.partial(_body, features=d),
-        out_shape=jax.ShapeDtypeStruct((rows, rows), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((rows, rows), x.dtype),
         grid=(rows // tile, rows // tile),
         in_specs=[pl.BlockSpec((tile, feats), lambda i, j: (i, 0)),
                   pl.BlockSpec((tile, feats), lambda i, j: (j, 0))],

@@ -4,6 +4,8 @@ The window of position i is the contiguous run seq_flat[4i : 4i + 4M], so each p
 its (positions, 4M) window tile directly from the flat one-hot buffer (reads spilling into the
 next tile are plain loads; the buffer end is masked) and contracts it with the matching flat
 weight row in exact fp32 FMAs. K = 4M is too small and N too short to gain from tensor cores.
+bfloat16/float16 windows and weights are widened to fp32 first (a 16-bit product and sum would
+round every term); the score is rounded once to pwm's dtype.
 """
 
 import functools
@@ -48,8 +50,9 @@ def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk):
     t = pos[:, None]
     k = jax.lax.broadcasted_iota(jnp.int32, (_TILE, bk), 1)  # k = channels * p + c
     window = pltriton.load(x_ref.at[channels * t + k], mask=(t < n_out) & (k < taps), other=0.0)
-    score = jnp.sum(window * w_ref[...][None, :], axis=1)
-    pltriton.store(o_ref.at[pl.ds(pl.program_id(0) * _TILE, _TILE)], score, mask=pos < n_out)
+    score = jnp.sum(window.astype(jnp.float32) * w_ref[...].astype(jnp.float32)[None, :], axis=1)
+    pltriton.store(o_ref.at[pl.ds(pl.program_id(0) * _TILE, _TILE)], score.astype(o_ref.dtype),
+                   mask=pos < n_out)
 
 
 def kernel(seq, pwm):
@@ -63,7 +66,7 @@ def kernel(seq, pwm):
     body = functools.partial(_body, n_out=n_out, channels=channels, taps=taps, bk=bk)
     return pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct((n_out,), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((n_out,), pwm.dtype),
         grid=(tl.cdiv(n_out, _TILE),),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((bk,), lambda i: (0,))],
         out_specs=pl.BlockSpec(memory_space=pl.ANY),  # N-M+1 is ragged: masked stores

@@ -5,6 +5,8 @@ max and exp-sum, a second recomputes each score tile (2*N*N*d cheap FLOPs) and s
 normalised, so the (N, N) output is written once and never re-read. Scores are base 2 (q is
 pre-scaled by log2(e)/sqrt(d)) so exp2 is the native instruction. Dots use TF32 tensor cores
 (USES_TF32 = True); q is rounded to nearest TF32 first, as truncation would shrink all scores.
+At bfloat16/float16, q and k go to the 16-bit tensor cores as they are and the float32 scores
+are scaled after the dot (online_attention.queries); probabilities are rounded once on store.
 """
 
 import functools
@@ -16,6 +18,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import online_attention as ac
 from pallasbench.task import stress
 
 NAME = "qk_softmax"
@@ -56,21 +59,15 @@ def reference(q, k):
     return jax.nn.softmax(q @ k.T / math.sqrt(q.shape[-1]), axis=-1)
 
 
-def _round_tf32(x):
-    """Nearest TF32 value (10 mantissa bits): tensor cores would truncate the 13 low bits."""
-    bits = lax.bitcast_convert_type(x, jnp.int32)
-    return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
-
-
 def _body(q_ref, k_ref, o_ref, *, bk, scale):
     nk = k_ref.shape[0] // bk
-    q = _round_tf32(q_ref[...] * scale)
+    q, score_scale = ac.queries(q_ref[...], scale)
     bq = q.shape[0]
 
     def scores(j):  # (bq, bk) base-2 scores of key tile j, contracting d without a transpose
         k = k_ref[pl.ds(pl.multiple_of(j * bk, bk), bk), :]
-        return lax.dot_general(q, k, (((1,), (1,)), ((), ())),
-                               preferred_element_type=jnp.float32)
+        s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+        return s if score_scale is None else s * score_scale
 
     def stats(j, carry):
         m, l = carry
@@ -85,7 +82,7 @@ def _body(q_ref, k_ref, o_ref, *, bk, scale):
 
     def write(j, carry):
         p = jnp.exp2(scores(j) - m[:, None]) * inv[:, None]
-        o_ref[:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = p
+        o_ref[:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = p.astype(o_ref.dtype)
         return carry
 
     lax.fori_loop(0, nk, write, 0)

@@ -5,6 +5,8 @@ lax.fori_loop, keeping f32 running max, exp-sum and accumulator; no (S, S) array
 loop bound follows the query block: tiles left of the diagonal run unmasked, the diagonal ones
 masked, later ones never; the longest query blocks launch first. Dots use TF32 tensor cores
 (USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
+At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
+with float32 accumulators and softmax statistics; the output is rounded once on store.
 """
 
 import functools
@@ -61,7 +63,7 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
     bh = pl.program_id(0)
     bq = q_ref.shape[0]
     qi = pl.num_programs(1) - 1 - pl.program_id(1)  # longest rows first
-    q = ac.round_tf32(q_ref[...] * scale)
+    q, score_scale = ac.queries(q_ref[...], scale)
 
     def load_kv(j):
         return k_ref[bh, ac.tile(j, bk), :], v_ref[bh, ac.tile(j, bk), :]
@@ -73,9 +75,10 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
 
     per_block = bq // bk  # key tiles per query block (bk <= bq)
     first_diag = qi * per_block  # tiles before it lie wholly left of the diagonal
-    state = ac.flash_loop(q, load_kv, 0, first_diag, ac.init(*q.shape))
-    acc, _, l = ac.flash_loop(q, load_kv, first_diag, first_diag + per_block, state, causal)
-    o_ref[...] = acc / l[:, None]
+    state = ac.flash_loop(q, load_kv, 0, first_diag, ac.init(*q.shape), score_scale=score_scale)
+    acc, _, l = ac.flash_loop(q, load_kv, first_diag, first_diag + per_block, state, causal,
+                              score_scale=score_scale)
+    o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
 def kernel(q, k, v):

@@ -4,7 +4,9 @@ Direct convolution: the receptive field of output t is the contiguous run x_flat
 so each program gathers its (T, 64) patch tile straight from the input into registers (no
 im2col array in memory; the halo past the tile is read in place, the sequence end is masked) and
 multiplies it by the flattened (64, 64) filter on tensor cores at TF32 (the one-hot operand is
-exact in TF32), then adds the bias and applies relu before one masked store.
+exact in TF32), then adds the bias and applies relu before one masked store. At bfloat16/float16
+the one-hot x is exact too and the dot takes the 16-bit operands (float32 accumulator); bias and
+relu are float32, the output is rounded once to w's dtype.
 """
 
 import functools
@@ -51,8 +53,9 @@ def _body(x_ref, w_ref, b_ref, o_ref, *, length, n_out, channels, taps, bk):
     k = jax.lax.broadcasted_iota(jnp.int32, (_TILE, bk), 1)  # k = channels * tap + channel
     src = (item * length + t) * channels + k
     patch = pltriton.load(x_ref.at[src], mask=(t < n_out) & (k < taps), other=0.0)
-    y = jnp.dot(patch, w_ref[...], preferred_element_type=jnp.float32) + b_ref[...][None, :]
-    pltriton.store(o_ref.at[item, pl.ds(t0, _TILE), :], jnp.maximum(y, 0.0),
+    y = jnp.dot(patch, w_ref[...], preferred_element_type=jnp.float32)
+    y = y + b_ref[...].astype(jnp.float32)[None, :]
+    pltriton.store(o_ref.at[item, pl.ds(t0, _TILE), :], jnp.maximum(y, 0.0).astype(o_ref.dtype),
                    mask=jnp.broadcast_to(t < n_out, y.shape))
 
 
@@ -68,7 +71,7 @@ def kernel(x, w, b):
                              bk=bk)
     return pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct((batch, n_out, c_out), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((batch, n_out, c_out), w.dtype),
         grid=(batch, tl.cdiv(n_out, _TILE)),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY),
                   pl.BlockSpec((bk, c_out), lambda i, j: (0, 0)),

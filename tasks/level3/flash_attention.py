@@ -5,6 +5,8 @@ keeping an f32 running max, exp-sum and output accumulator (online softmax), so 
 score matrix never exists outside registers. k and v are raw pl.ANY refs the loop reads tile
 by tile. Dots use TF32 tensor cores (Triton's default f32 precision; q and p rounded to
 nearest TF32 first, see pallasbench.kernels.online_attention): USES_TF32 = True.
+At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
+with float32 accumulators and softmax statistics; the output is rounded once on store.
 """
 
 import functools
@@ -52,11 +54,11 @@ def reference(q, k, v):
 
 
 def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
-    q = ac.round_tf32(q_ref[...] * scale)
+    q, score_scale = ac.queries(q_ref[...], scale)
     acc, _, l = ac.flash_loop(
         q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
-        0, k_ref.shape[0] // bk, ac.init(*q.shape))
-    o_ref[...] = acc / l[:, None]
+        0, k_ref.shape[0] // bk, ac.init(*q.shape), score_scale=score_scale)
+    o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
 def kernel(q, k, v):

@@ -4,6 +4,8 @@ FlashAttention-2: the grid is (head, 64-128 query block); each program walks (bk
 of its head (raw pl.ANY refs) with lax.fori_loop, keeping f32 running max, exp-sum and output
 accumulator, so no (S, S) score matrix is ever materialised. Dots use TF32 tensor cores
 (USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
+At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
+with float32 accumulators and softmax statistics; the output is rounded once on store.
 """
 
 import functools
@@ -54,11 +56,11 @@ def reference(q, k, v):
 
 def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
     h = pl.program_id(0)
-    q = ac.round_tf32(q_ref[...] * scale)
+    q, score_scale = ac.queries(q_ref[...], scale)
     acc, _, l = ac.flash_loop(
         q, lambda j: (k_ref[h, ac.tile(j, bk), :], v_ref[h, ac.tile(j, bk), :]),
-        0, k_ref.shape[1] // bk, ac.init(*q.shape))
-    o_ref[...] = acc / l[:, None]
+        0, k_ref.shape[1] // bk, ac.init(*q.shape), score_scale=score_scale)
+    o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
 def kernel(q, k, v):

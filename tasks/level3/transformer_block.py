@@ -5,6 +5,15 @@ One head, scale 1/sqrt(d_head), weightless rmsnorm (eps 1e-5). Three pallas_call
 (2) flash attention + output projection + residual, the attention output never leaving
 registers; (3) rmsnorm + feed-forward + relu + residual. Dots use TF32 tensor cores
 (USES_TF32 = True); attention operands are rounded to nearest TF32 in-kernel first.
+
+At bfloat16/float16 only the first projection's dots take the input dtype (16-bit tensor cores,
+float32 accumulators): q, k, v and h stay float32 in memory, as in the reference, and the later
+dots run on them with the weights widened exactly. At the large stress case h is ~1e5-1e6 and
+the output cancels against it: bf16 q, k, v and attention output put errors at ~1.1x the bf16
+bound there (0.5x in float32 with TF32 dots, as at float32), and h is past float16's range. At
+float16 those dots run at full float32 precision (IEEE, FULL_PRECISION_AT): its bound, 2e-3
+elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p and h reach
+~0.9x of it there. The output is rounded once to the input's dtype.
 """
 
 import functools
@@ -38,6 +47,8 @@ STRESS = tl.stress_cases("tiny", "large", keep=("wq", "wk"), large_factor=1e3,
 EPS = 1e-5
 # Projection tiles: rows per program, output columns per program, K step (all capped by shape).
 BLOCK_M, BLOCK_N, BLOCK_K = 32, 64, 64
+# Dtypes whose bound needs the dots on float32 intermediates at full precision, not TF32.
+FULL_PRECISION_AT = (jnp.float16,)
 
 
 def make_inputs(rng, shapes):
@@ -57,14 +68,15 @@ def reference(x, wq, wk, wv, wo, wff):
     return h + jax.nn.relu(_rmsnorm(h) @ wff)
 
 
-def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale):
+def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale, precision):
     width = x_ref.shape[1]
 
     def step(t, carry):  # one K step: x tile feeds the sum of squares and all three dots
         ss, aq, ak, av = carry
         cols = ac.tile(t, bk)
-        xt = x_ref[:, cols]
-        return (ss + jnp.sum(xt * xt, axis=1),
+        xt = x_ref[:, cols]  # the dots take it as it is; its squares are summed in float32
+        x32 = xt.astype(jnp.float32)
+        return (ss + jnp.sum(x32 * x32, axis=1),
                 aq + jnp.dot(xt, wq_ref[cols, :], preferred_element_type=jnp.float32),
                 ak + jnp.dot(xt, wk_ref[cols, :], preferred_element_type=jnp.float32),
                 av + jnp.dot(xt, wv_ref[cols, :], preferred_element_type=jnp.float32))
@@ -73,29 +85,32 @@ def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale
     ss, aq, ak, av = lax.fori_loop(0, width // bk, step,
                                    (jnp.zeros((x_ref.shape[0],), jnp.float32), acc, acc, acc))
     inv = (1.0 / jnp.sqrt(ss / width + EPS))[:, None]
-    # q carries the softmax scale (base 2); all three are attention dot operands: TF32-rounded.
-    q_ref[...] = ac.round_tf32(aq * (inv * q_scale))
-    k_ref[...] = ac.round_tf32(ak * inv)
-    v_ref[...] = ac.round_tf32(av * inv)
+    # q carries the softmax scale (base 2); all three are attention dot operands: TF32-rounded
+    # unless those dots run at full precision.
+    q_ref[...] = ac.dot_operand(aq * (inv * q_scale), q_ref.dtype, precision)
+    k_ref[...] = ac.dot_operand(ak * inv, k_ref.dtype, precision)
+    v_ref[...] = ac.dot_operand(av * inv, v_ref.dtype, precision)
 
 
-def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn):
+def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
     q = q_ref[...]
     acc, _, l = ac.flash_loop(
         q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
-        0, k_ref.shape[0] // bk, ac.init(*q.shape))
-    attn = ac.round_tf32(acc / l[:, None])
+        0, k_ref.shape[0] // bk, ac.init(*q.shape), precision=precision)
+    attn = ac.dot_operand(acc / l[:, None], jnp.float32, precision)
 
     def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
         cols = ac.tile(c, bn)
-        h_ref[:, cols] = x_ref[:, cols] + jnp.dot(attn, wo_ref[:, cols],
-                                                  preferred_element_type=jnp.float32)
+        residual = x_ref[:, cols].astype(jnp.float32)
+        wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
+        h_ref[:, cols] = residual + jnp.dot(attn, wo, precision=precision,
+                                            preferred_element_type=jnp.float32)
         return carry
 
     lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
 
 
-def _ffn_body(h_ref, w_ref, o_ref, *, bk):
+def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
     width = h_ref.shape[1]
 
     def step(t, carry):
@@ -103,13 +118,14 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk):
         cols = ac.tile(t, bk)
         ht = h_ref[:, cols]
         return (ss + jnp.sum(ht * ht, axis=1),
-                acc + jnp.dot(ht, w_ref[cols, :], preferred_element_type=jnp.float32))
+                acc + jnp.dot(ht, w_ref[cols, :].astype(jnp.float32), precision=precision,
+                              preferred_element_type=jnp.float32))
 
     ss, acc = lax.fori_loop(0, width // bk, step, (jnp.zeros((h_ref.shape[0],), jnp.float32),
                                                     jnp.zeros(o_ref.shape, jnp.float32)))
     inv = 1.0 / jnp.sqrt(ss / width + EPS)
     residual = h_ref[:, ac.tile(pl.program_id(1), o_ref.shape[1])]
-    o_ref[...] = residual + jnp.maximum(acc * inv[:, None], 0.0)
+    o_ref[...] = (residual + jnp.maximum(acc * inv[:, None], 0.0)).astype(o_ref.dtype)
 
 
 def kernel(x, wq, wk, wv, wo, wff):
@@ -122,13 +138,14 @@ def kernel(x, wq, wk, wv, wo, wff):
     wq, wk, wv = (ac.pad_last(w, dp) for w in (wq, wk, wv))
     wo = jnp.pad(wo, ((0, dp - d), (0, 0)))
     f32 = jnp.float32
+    precision = lax.Precision.HIGHEST if x.dtype in FULL_PRECISION_AT else None
 
     bm, bn, bk = min(BLOCK_M, seq), min(BLOCK_N, dp), min(BLOCK_K, width)
     rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
     q, k, v = pl.pallas_call(
-        functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d)),
+        functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d), precision=precision),
         out_shape=[jax.ShapeDtypeStruct((seq, dp), f32)] * 3,
         grid=(seq // bm, dp // bn),
         in_specs=[rows, panel, panel, panel],
@@ -143,7 +160,7 @@ def kernel(x, wq, wk, wv, wo, wff):
     bn_out = min(width, 128, max(16, 8192 // dp))
     q_rows = pl.BlockSpec((bq, width), lambda i: (i, 0))
     h = pl.pallas_call(
-        functools.partial(_attn_body, bk=bkv, bn=bn_out),
+        functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision),
         out_shape=jax.ShapeDtypeStruct((seq, width), f32),
         grid=(seq // bq,),
         in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)), pl.BlockSpec(memory_space=pl.ANY),
@@ -155,8 +172,8 @@ def kernel(x, wq, wk, wv, wo, wff):
 
     bn = min(BLOCK_N, width)
     return pl.pallas_call(
-        functools.partial(_ffn_body, bk=bk),
-        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
+        functools.partial(_ffn_body, bk=bk, precision=precision),
+        out_shape=jax.ShapeDtypeStruct((seq, width), x.dtype),
         grid=(seq // bm, width // bn),
         in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),

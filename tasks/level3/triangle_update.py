@@ -5,6 +5,9 @@ kernel (layout only); each program owns one channel's (T, T) output tile and con
 in (T, T) tiles on tensor cores, masking the operand tiles as they load. A single TF32 pass
 misses the matmul bound at LARGE (K = 256, O(1) outputs), so each operand is split into a
 round-to-nearest TF32 head and an fp32 tail and three TF32 dots recover ~fp32 accuracy.
+At bfloat16/float16 one dot per step suffices: the operands (pair times a 0/1 mask, exact) go to
+the 16-bit tensor cores as they are, whose products are exact in the float32 accumulator. The
+residual add is float32, the output rounded once to pair's dtype.
 """
 
 import functools
@@ -63,6 +66,8 @@ def _body(p_ref, m_ref, o_ref, *, tile, n):
         k0 = pl.multiple_of(kt * tile, tile)
         a = p_ref[c, pl.ds(i0, tile), pl.ds(k0, tile)] * m_ref[pl.ds(i0, tile), pl.ds(k0, tile)]
         b = p_ref[c, pl.ds(k0, tile), pl.ds(j0, tile)] * m_ref[pl.ds(k0, tile), pl.ds(j0, tile)]
+        if a.dtype != jnp.float32:  # 16-bit operands: exact products, float32 sums
+            return acc + _dot(a, b)
         a_hi, a_lo = _split_tf32(a)
         b_hi, b_lo = _split_tf32(b)
         # Small terms first; the dropped a_lo * b_lo is ~2^-22 relative.
@@ -70,7 +75,8 @@ def _body(p_ref, m_ref, o_ref, *, tile, n):
         return acc + _dot(a_hi, b_hi)
 
     u = jax.lax.fori_loop(0, n // tile, step, jnp.zeros((tile, tile), jnp.float32))
-    o_ref[...] = p_ref[c, pl.ds(i0, tile), pl.ds(j0, tile)] + u
+    residual = p_ref[c, pl.ds(i0, tile), pl.ds(j0, tile)].astype(jnp.float32)
+    o_ref[...] = (residual + u).astype(o_ref.dtype)
 
 
 def kernel(pair, mask):
@@ -84,7 +90,7 @@ def kernel(pair, mask):
         mask = jnp.pad(mask, ((0, n_pad - n), (0, n_pad - n)))
     out = pl.pallas_call(
         functools.partial(_body, tile=tile, n=n_pad),
-        out_shape=jax.ShapeDtypeStruct((channels, n_pad, n_pad), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((channels, n_pad, n_pad), pair.dtype),
         grid=(channels, n_pad // tile, n_pad // tile),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j)),

@@ -7,8 +7,9 @@ import jax
 import numpy as np
 import pytest
 
-from pallasbench.task import registry, stress
+from pallasbench.task import dtypes, registry, stress
 from pallasbench import task as tl
+from pallasbench.worker.protocol import ReferenceRequest
 from pallasbench.worker.reference import Reference
 
 TASKS = sorted(registry.discover())
@@ -158,3 +159,28 @@ def test_suite_kernels_pass_the_offset_case(name):
     assert np.isfinite(out).all()
     assert (np.abs(out - ref) <= atol + tol.rtol * np.abs(ref)).all()
     assert np.linalg.norm(out - ref) <= tol.rel_norm * np.linalg.norm(ref)
+
+
+def test_the_large_case_shrinks_until_float16_holds_its_reference(tmp_path):
+    """TASKS.md's large factors keep the reference finite at float32. float16 (65504) cannot hold
+    mlp_block's at x1e3: the reference process shrinks the factor until it can, and answers with
+    the reference of the inputs it wrote; bfloat16 (float32's range) keeps the task's factor."""
+    module = registry.load("mlp_block")
+    full = stress.make_inputs(module, "large", np.random.default_rng(7), module.SHAPES["small"])
+    ref = Reference()
+    fields = {"task": "mlp_block", "size": "small", "seed": 7, "stress": "large"}
+    for dtype in ("bfloat16", "float16"):
+        (tmp_path / dtype).mkdir()
+        request = ReferenceRequest.read(fields | {"dtype": dtype, "dir": str(tmp_path / dtype)})
+        reply = ref.cmd_reference(request)
+        inputs = [np.load(a["path"]) for a in reply["inputs"]]
+        out = np.load(reply["output"]["path"])
+        # x is N(0, 1) times the factor used: the ratio to the x1e3 draw recovers it.
+        factor = 1e3 * np.abs(inputs[0]).max() / np.abs(full[0]).max()
+        if dtype == "bfloat16":
+            np.testing.assert_array_equal(inputs[0], dtypes.round_to(full[0], "bfloat16"))
+            continue
+        assert 1 < factor < 1e3 / 3, factor
+        assert np.isfinite(out).all()
+        again = Reference()._run_reference(module, inputs, float64=True)
+        np.testing.assert_array_equal(out, dtypes.round_to(np.asarray(again), "float16"))

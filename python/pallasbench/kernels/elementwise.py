@@ -1,9 +1,15 @@
 """Elementwise kernels: one pallas_call mapping a task's body over row-major blocks.
 
 Memory-bound: each element is read once per input and written once. Blocks come from
-tl.block_2d: the column extent covers whole rows (contiguous 16-byte loads) and a block holds 8K
-elements, so 8 warps give each thread 32 elements (eight 16-byte loads) per input: many bytes in
-flight per SM without spilling registers.
+tl.block_2d: the column extent covers whole rows (contiguous 16-byte loads) and a block holds 32
+KB, 8K float32 elements, so 8 warps give each thread 32 elements (eight 16-byte loads) per input:
+many bytes in flight per SM without spilling registers. At bfloat16/float16 the same bytes are
+16K elements (64 a thread).
+
+Bodies compute in float32 at every dtype (`x_ref[...].astype(jnp.float32)`, then
+`.astype(o_ref.dtype)` on store): Pallas's Triton lowering refuses a 16-bit divide, 16-bit math
+would round every step, and one rounding on store matches the reference's; for float32 both
+casts are no-ops.
 """
 
 import jax
@@ -13,9 +19,10 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 
 
-def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, name=None):
+def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out_dtype=None,
+               name=None):
     """body(*in_refs, o_ref) over (br, bc) blocks of the first operand; the output has its shape
-    and dtype.
+    and dtype (out_dtype when given).
 
     Operands are (rows, cols) matrices, blocked alike, or (cols,) vectors broadcast down the rows
     (a bias), of which each program gets its (bc,) slice. The Triton lowering does not mask edge
@@ -33,7 +40,7 @@ def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, nam
     column = pl.BlockSpec((bc,), lambda i, j: (j,))
     out = pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct((prows, pcols), x.dtype),
+        out_shape=jax.ShapeDtypeStruct((prows, pcols), out_dtype or x.dtype),
         grid=(prows // br, pcols // bc),
         in_specs=[tile if a.ndim == 2 else column for a in operands],
         out_specs=tile,

@@ -7,6 +7,11 @@ in base 2 (callers pre-scale q by log2(e)/sqrt(d)) so exp2 maps to the native in
 Dots run at Triton's default f32 precision: TF32 tensor cores, which truncate the low mantissa
 bits of f32 operands; q and p are rounded to nearest TF32 first (`round_tf32`), which keeps
 the truncation from shrinking every score the same way (a systematic softmax temperature shift).
+
+bfloat16/float16: q, k and v go to the dots as they are (the 16-bit tensor-core path) with float32
+accumulation; the scores are scaled after the dot instead of q before it (`queries`), and p @ v
+takes p as two terms of v's dtype (`weighted_values`). Running max, exp-sum and accumulator stay
+float32.
 """
 
 import math
@@ -72,16 +77,56 @@ def round_tf32(x):
     return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
 
 
+def dot_operand(x, dtype, precision=None):
+    """A float32 value as a dot operand of `dtype`: cast (rounded to nearest) for
+    bfloat16/float16; for float32 rounded to nearest TF32 (the tensor cores would truncate it),
+    unless the dot runs at full float32 precision (lax.Precision.HIGHEST)."""
+    if dtype != jnp.float32:
+        return x.astype(dtype)
+    return x if precision == lax.Precision.HIGHEST else round_tf32(x)
+
+
+def queries(q, scale):
+    """(q operand, score_scale) for flash_loop from a q tile and the base-2 score scale.
+
+    float32: q pre-scaled (one multiply per query element, not per score) and TF32-rounded;
+    the scores need no more (None). bfloat16/float16: q as it is, its scores scaled in float32
+    after the dot: q * scale would be rounded to the dtype once more (at the offset stress case,
+    where a query feature reaches ~8e3, bf16's rounding of q * scale moves scores by up to 4)."""
+    if q.dtype == jnp.float32:
+        return round_tf32(q * scale), None
+    return q, scale
+
+
+def weighted_values(p, v, precision=None):
+    """p @ v with float32 accumulation, p (bq, bk) float32 probabilities, v a (bk, d) tile.
+
+    float32 v: one dot, p through `dot_operand` (TF32-rounded unless precision is HIGHEST).
+    bfloat16/float16 v: p = hi + lo, both of v's dtype, and two 16-bit dots (together the cost of
+    one TF32 dot). p rounded once to bf16 errs by 2^-9 of each weight, and where a large v
+    cancels across a row's few keys (the large stress case, v x1e3) that reached 1.1x the bf16
+    bound; hi + lo carries ~16 bits of p."""
+    if v.dtype == jnp.float32:
+        return jnp.dot(dot_operand(p, v.dtype, precision), v, precision=precision,
+                       preferred_element_type=jnp.float32)
+    hi = p.astype(v.dtype)
+    lo = (p - hi.astype(jnp.float32)).astype(v.dtype)  # exact difference, then one rounding
+    return (jnp.dot(hi, v, preferred_element_type=jnp.float32)
+            + jnp.dot(lo, v, preferred_element_type=jnp.float32))
+
+
 def init(bq: int, d: int):
     """Empty running state: accumulator, row max (base 2), row exp-sum."""
     return (jnp.zeros((bq, d), jnp.float32), jnp.full((bq,), -jnp.inf, jnp.float32),
             jnp.zeros((bq,), jnp.float32))
 
 
-def flash_loop(q, load_kv, lo, hi, state, mask=None):
+def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision=None):
     """Fold key tiles lo..hi-1 into `state` (from `init`).
 
-    q: (bq, d) base-2 pre-scaled queries, already through `round_tf32`.
+    q, score_scale: from `queries` (base-2 scores are q.k * score_scale; q pre-scaled and
+    TF32-rounded at float32, where score_scale is None). precision: of both dots (None: Triton's
+    default, TF32 for float32 operands).
     load_kv(j) -> (k, v) tiles of shape (bk, d).
     mask(j, s) -> s with hidden scores set to -inf; the first tile folded must leave every row
     at least one visible key (true for causal attention walked from key 0), so the running max
@@ -91,14 +136,16 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None):
     def body(j, state):
         acc, m, l = state
         k, v = load_kv(j)
-        s = lax.dot_general(q, k, _QK_DIMS, preferred_element_type=jnp.float32)
+        s = lax.dot_general(q, k, _QK_DIMS, precision=precision, preferred_element_type=jnp.float32)
+        if score_scale is not None:
+            s = s * score_scale
         if mask is not None:
             s = mask(j, s)
         m_new = jnp.maximum(m, jnp.max(s, axis=1))
         alpha = jnp.exp2(m - m_new)  # rescales what was summed under the old max
         p = jnp.exp2(s - m_new[:, None])
         l = l * alpha + jnp.sum(p, axis=1)
-        pv = jnp.dot(round_tf32(p), v, preferred_element_type=jnp.float32)
+        pv = weighted_values(p, v, precision)
         acc = acc * alpha[:, None] + pv
         return acc, m_new, l
 

@@ -6,6 +6,8 @@
 - row_values: a function of whole rows of several inputs (the per-row losses), one block of
   whole rows per program.
 Edges are masked (pallasbench.kernels.masked): the blocks may overhang the array.
+Any float dtype: the hooks see float32 values (float inputs are loaded as float32), so sums
+accumulate in float32; the result is stored at the first input's dtype.
 """
 
 import functools
@@ -39,8 +41,8 @@ def split_for_sum(x):
 def reduce_rows(x, tile_value, combine, init, finish, *, other, name=None):
     """x (rows, cols) -> (rows,) in one pallas_call.
 
-    tile_value(tile) -> value: the reduction of one (br, width) column tile along axis 1, whose
-    lanes past the array read `other`; combine(acc, value) -> acc merges the tiles of a row
+    tile_value(tile) -> value: the reduction of one (br, width) float32 column tile along axis
+    1, whose lanes past the array read `other`; combine(acc, value) -> acc merges the tiles of a row
     wider than one tile, from init(br); finish(acc) -> (br,) is the result.
     """
     rows, cols = x.shape
@@ -64,7 +66,7 @@ def _reduce_body(tile_value, combine, init, finish, x_ref, o_ref, *, rows, cols,
         acc = tile_value(block.load(0))
     else:
         acc = block.fold(lambda tile, col0, acc: combine(acc, tile_value(tile)), init(block.br))
-    masked.store_rows(o_ref, finish(acc), block.row0, rows)
+    masked.store_rows(o_ref, finish(acc).astype(o_ref.dtype), block.row0, rows)
 
 
 def row_values(fn, *operands, others, block_bytes: int, num_warps: int, name=None):
@@ -72,7 +74,8 @@ def row_values(fn, *operands, others, block_bytes: int, num_warps: int, name=Non
     (rows, cols).
 
     Each (rows, cols) operand gives fn its (br, bc) tile of whole rows, each (rows,) operand its
-    (br,) block of per-row values; lanes past the array read that operand's entry of `others`.
+    (br,) block of per-row values, float blocks as float32; lanes past the array read that
+    operand's entry of `others`. The result has the first operand's dtype.
     Rows per program fill block_bytes (tl.row_block).
     """
     x = operands[0]
@@ -96,4 +99,6 @@ def _row_values_body(fn, *refs, rows, cols, others):
     blocks = [masked.load_tile(r, row0, rows, 0, cols, r.shape[1], other) if len(r.shape) == 2
               else masked.load_rows(r, row0, rows, other)
               for r, other in zip(in_refs, others)]
-    masked.store_rows(o_ref, fn(*blocks), row0, rows)
+    # Float math in float32 (integer operands, such as labels, keep their type).
+    blocks = [b.astype(jnp.float32) if jnp.issubdtype(b.dtype, jnp.floating) else b for b in blocks]
+    masked.store_rows(o_ref, fn(*blocks).astype(o_ref.dtype), row0, rows)

@@ -11,6 +11,10 @@ Two families:
 - padded_rows (padded edges): whole rows in one block, operands zero-padded to whole blocks
   outside the kernel, rows per program capped to keep >= MIN_PROGRAMS programs; the task's
   body masks the padded columns out of its statistics (normalized_rows for the layernorms).
+
+Any float dtype: rows are computed in float32 (RowBlock loads them as float32 and stores the
+output's dtype; padded_rows bodies cast their loads and store o_ref.dtype), so sums, maxima and
+exp-sums of bfloat16 or float16 rows carry float32 rounding; float32 rows pass unchanged.
 """
 
 import functools
@@ -44,7 +48,8 @@ def row_params(br: int, width: int):
 
 class RowBlock:
     """The `br` rows of a rows x cols array one program owns, read and written in column tiles
-    of `width` through masks (lanes past the array read `other` unless told otherwise)."""
+    of `width` through masks (lanes past the array read `other` unless told otherwise). Tiles
+    are loaded as float32 and stored as the output's dtype."""
 
     def __init__(self, x_ref, o_ref, *, rows: int, cols: int, width: int, tiles: int, other):
         self.x_ref, self.o_ref = x_ref, o_ref
@@ -53,12 +58,14 @@ class RowBlock:
         self.row0 = pl.program_id(0) * self.br
 
     def load(self, col0, width: int | None = None, other=None):
-        """The (br, width) tile at column col0."""
-        return masked.load_tile(self.x_ref, self.row0, self.rows, col0, self.cols,
+        """The (br, width) tile at column col0, as float32."""
+        tile = masked.load_tile(self.x_ref, self.row0, self.rows, col0, self.cols,
                                 self.width if width is None else width,
                                 self.other if other is None else other)
+        return tile.astype(jnp.float32)
 
     def store(self, val, col0):
+        val = val.astype(self.o_ref.dtype)
         masked.store_tile(self.o_ref, val, self.row0, self.rows, col0, self.cols)
 
     def fold(self, step, init):
@@ -98,8 +105,9 @@ def online_max_sum(block: RowBlock):
 def map_rows(x, whole, tiled, *, other, name=None):
     """x (rows, cols) -> an array like it, computed row by row in one pallas_call.
 
-    whole(x, block) -> out: x the (br, bc) tile of whole rows, when a row fits TILE elements.
-    tiled(block): otherwise; folds over block's column tiles, then block.write(fn).
+    whole(x, block) -> out: x the (br, bc) float32 tile of whole rows, when a row fits TILE
+    elements. tiled(block): otherwise; folds over block's (float32) column tiles, then
+    block.write(fn). The output has x's dtype.
     """
     rows, cols = x.shape
     br, bc, width, tiles = row_plan(x)
@@ -136,7 +144,8 @@ def padded_rows(body, *operands, per_row: bool = False, name=None):
 
     Every operand is zero-padded to whole (br, bc) blocks, bc the row rounded up to a power of
     two (the GPU does not mask edge stores); the body sees the true width `cols`. The result is
-    (rows, cols) like the first operand, or (rows,) with per_row.
+    (rows, cols) like the first operand, or (rows,) with per_row, of its dtype: the body loads
+    float32 (`ref[...].astype(jnp.float32)`) and stores `.astype(o_ref.dtype)`.
     """
     x = operands[0]
     rows, cols = x.shape
@@ -165,10 +174,10 @@ def normalized_rows(x_ref, *, cols: int, eps: float):
     Pivot-shifted sums: each row is summed as s = x - p, p its first element (exact near it,
     Sterbenz), and written as (s - mean(s)) * rstd. An offset of 1e3 then leaves the mean exact
     to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every
-    output.
+    output. Computed in float32 whatever the ref's dtype.
     """
-    x = x_ref[...]
-    s = x - x_ref[:, :1]
+    x = x_ref[...].astype(jnp.float32)
+    s = x - x_ref[:, :1].astype(jnp.float32)
     if x.shape[1] != cols:  # padded columns are zeros: 0 - p must stay out of the sums
         inside = lax.broadcasted_iota(jnp.int32, x.shape, 1) < cols
         s = jnp.where(inside, s, 0.0)

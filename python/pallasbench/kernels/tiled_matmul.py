@@ -27,6 +27,12 @@ were identical with and without explicit rounding in the kernels (e.g. gated_mlp
 in both rows of tune_matmul_run1.txt, as a round-to-nearest simulation predicts; a simulated
 truncation gives 2.3e-3, over the 2e-3 tolerance). The `round_*` options add explicit rounding (`round_tf32`) for a lowering that
 truncates; off by default.
+
+Low precision: bfloat16/float16 operands go to the dot as they are (the tensor cores' 16-bit
+path) with a float32 accumulator; prologue results are cast back to the dot's dtype, bias and
+epilogue are float32, and the tile is rounded once on store. K steps are 128 bytes of a row
+(32 float32 columns, 64 at 2 bytes). A pipeline of two matmuls keeps its hidden layer at
+`hidden_dtype`: float16 overflows where the float32 one of the reference does not.
 """
 
 import contextlib
@@ -49,8 +55,9 @@ GROUP_M = 8
 MIN_BM = 64
 # Smallest column tile of one dot (all weights together).
 MIN_BN = 32
-# K step: 32 f32 columns = 128-byte rows of both tiles, four k8 TF32 wgmma steps per load.
-BK = 32
+# K step: 128-byte rows of both tiles: 32 f32 columns (four k8 TF32 wgmma steps per load), 64
+# bf16/f16 columns (four k16 wgmma steps).
+BK_BYTES = 128
 # Pack pass block (K rows x N columns of a weight): 64x64 ran at copy bandwidth on the H200.
 PACK_BLOCK = 64
 
@@ -103,15 +110,25 @@ def round_tf32(t):
     return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
 
 
-def _plan(m: int, n: int, k: int, n_w: int):
-    """Tiles (bm, bn per weight, bk), warps and stages for (m, k) @ (k, n) with n_w weights.
+def hidden_dtype(dtype):
+    """The dtype a pipeline of matmuls stores its hidden layer in (mlp_block, gated_mlp): the
+    input's when it has float32's exponent range (float32, bfloat16), else float32. A float16
+    hidden layer overflows at 65504 (a gate product of two activations near 256) where the
+    reference's float32 one does not; the next matmul then reads float32."""
+    wide_enough = jnp.finfo(dtype).maxexp >= jnp.finfo(jnp.float32).maxexp
+    return jnp.dtype(dtype) if wide_enough else jnp.dtype(jnp.float32)
+
+
+def _plan(m: int, n: int, k: int, n_w: int, itemsize: int = 4):
+    """Tiles (bm, bn per weight, bk), warps and stages for (m, k) @ (k, n) with n_w weights and
+    dot operands of `itemsize` bytes.
 
     One dot of (bm, bk) x (bk, n_w * bn) per K step. 128 x 128 per program in all (four warps:
     one warpgroup, 128 accumulator registers a thread, three stages) was the fastest tile on the
     H200: 256x128 / 128x256 at eight warps, four stages and bk = 64 were 2-140% slower, 128x64
     and 64x128 25-35%. Small problems shrink the tile until every SM has a program.
     """
-    bk = tl.dividing_tile(k, BK)
+    bk = tl.dividing_tile(k, BK_BYTES // itemsize)
     bm = tl.dividing_tile(m, 128)
     bn = tl.dividing_tile(n, max(16, 128 // n_w))
     while tl.cdiv(m, bm) * tl.cdiv(n, bn) < NUM_SMS:
@@ -165,7 +182,7 @@ def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_w
 
 
 def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round_out,
-          bm, bn, bk, k_steps, grid):
+          bm, bn, bk, k_steps, grid, dot_dtype):
     o_ref = refs[-1]
     pid_m, pid_n = tile_ids(pl.program_id(0), *grid)
     rows = pl.ds(pl.multiple_of(pid_m * bm, bm), bm)
@@ -173,16 +190,17 @@ def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round
 
     def step(k, acc):
         ks = pl.ds(pl.multiple_of(k * bk, bk), bk)
-        xt = prologue(x_ref[rows, ks])
+        xt = prologue(x_ref[rows, ks]).astype(dot_dtype)  # no-ops when all is one dtype
         if round_x:
             xt = round_tf32(xt)
-        return acc + lax.dot_general(xt, w_ref[wrows, ks], _NT_DIMS,
+        wt = w_ref[wrows, ks].astype(dot_dtype)
+        return acc + lax.dot_general(xt, wt, _NT_DIMS,
                                      precision=lax.Precision.DEFAULT,  # TF32 whatever the config
                                      preferred_element_type=jnp.float32)
 
     acc = lax.fori_loop(0, k_steps, step, jnp.zeros((bm, n_w * bn), jnp.float32))
     parts = jnp.split(acc, n_w, axis=1) if n_w > 1 else (acc,)
-    extra = (refs[0][...],) if has_bias else ()
+    extra = (refs[0][...].astype(jnp.float32),) if has_bias else ()
     out = epilogue(*parts, *extra)
     if round_out:
         out = round_tf32(out)
@@ -190,7 +208,7 @@ def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round
 
 
 def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=False,
-                 round_w=False, round_out=False, name="fused_matmul"):
+                 round_w=False, round_out=False, out_dtype=None, name="fused_matmul"):
     """epilogue(x' @ w_1, ..., x' @ w_n[, bias]) with x' = prologue(x): a weight-packing pass,
     then one matmul pallas_call.
 
@@ -200,13 +218,17 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     round_out round x's tiles in the kernel / the packed weights / the result to nearest TF32
     (not needed where Triton rounds dot operands itself, as on the H200). Ragged M, N, K are
     zero-padded outside the kernel.
+
+    The dot takes x's and the weights' common dtype (a float32 hidden layer meets float16
+    weights as float32, exactly); the output is out_dtype, x's dtype by default.
     """
     ov = _OVERRIDES
     (m, k), n = x.shape, weights[0].shape[1]
     n_w = len(weights)
     if n_w != tl.next_pow2(n_w):
         raise ValueError(f"{name}: {n_w} weights; the epilogue split needs a power of two")
-    bm, bn, bk, num_warps, num_stages = _plan(m, n, k, n_w)
+    dot_dtype = jnp.promote_types(x.dtype, weights[0].dtype)
+    bm, bn, bk, num_warps, num_stages = _plan(m, n, k, n_w, dot_dtype.itemsize)
     bm, bk = ov.get("bm", bm), ov.get("bk", bk)
     bn = ov["width"] // n_w if "width" in ov else ov.get("bn", bn)
     num_warps, num_stages = ov.get("num_warps", num_warps), ov.get("num_stages", num_stages)
@@ -230,10 +252,10 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     body = functools.partial(
         _body, n_w=n_w, has_bias=bias is not None, prologue=prologue or (lambda t: t),
         epilogue=epilogue, round_x=round_x, round_out=round_out,
-        bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid)
+        bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid, dot_dtype=dot_dtype)
     out = pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct((mp, np_), x.dtype),
+        out_shape=jax.ShapeDtypeStruct((mp, np_), out_dtype or x.dtype),
         grid=(grid[0] * grid[1],),
         in_specs=in_specs,
         out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid)),

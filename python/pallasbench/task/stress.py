@@ -11,6 +11,7 @@ and returns its own inputs for that case (None: the default).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,9 +90,14 @@ POSITIVE_LARGE = (1e3, 1e6)
 OFFSET_RANGE = 1e3
 
 
-def make_inputs(module, case: str, rng: np.random.Generator, shapes: dict) -> list:
-    """The inputs of one stress case: make_inputs on the case's seed, then the case's transform."""
+def make_inputs(module, case: str, rng: np.random.Generator, shapes: dict,
+                large_factor: float | None = None) -> list:
+    """The inputs of one stress case: make_inputs on the case's seed, then the case's transform.
+    large_factor replaces the task's for the large case (the reference process shrinks it at a
+    dtype that cannot hold the task's large reference: worker/reference.py)."""
     spec = module.STRESS
+    if large_factor is not None:
+        spec = dataclasses.replace(spec, large_factor=large_factor)
     if case not in spec.run:
         raise ValueError(f"task '{module.NAME}' does not run stress case '{case}' "
                          f"(it runs {list(spec.run)}; skipped: {spec.skipped.get(case, 'unknown case')})")
