@@ -1,0 +1,85 @@
+"""The whole suite at each low-precision dtype (issue 18's CI gate): `run --dtype bfloat16` and
+`--dtype float16` at SMALL on the CPU, no timing. Every task is correct and robust, its stress
+cases ran at the dtype, no float type below the dtype is inside its kernels, its record names the
+dtype and the tolerance applied (docs/dtypes.md's bound, or exact), its float inputs arrive at
+the dtype and its output leaves at it from a Pallas kernel; a task whose only inputs are integers
+keeps its float32 output (docs/dtypes.md)."""
+import json
+import re
+
+import pytest
+
+from e2e_support import ROOT, run_cli
+from pallasbench.task import dtypes
+
+EXACT = {"atol": 0.0, "rtol": 0.0, "rel_norm": 0.0}
+INTEGERS = {"int8", "int32", "int64", "uint8", "uint32", "bool"}
+
+
+def documented_bounds() -> dict:
+    """dtype -> {atol, rtol, rel_norm} from docs/dtypes.md's table."""
+    text = (ROOT / "docs" / "dtypes.md").read_text()
+    bounds = {}
+    for dtype, atol, rtol, rel_norm in re.findall(
+            r"^\| (bfloat16|float16) \| ([0-9.e-]+) \| ([0-9.e-]+) \| ([0-9.e-]+) \|$", text, re.M):
+        bounds[dtype] = {"atol": float(atol), "rtol": float(rtol), "rel_norm": float(rel_norm)}
+    assert set(bounds) == {"bfloat16", "float16"}, "docs/dtypes.md's tolerance table moved"
+    return bounds
+
+
+def test_documented_bounds_are_the_harness_bounds():
+    """docs/dtypes.md's table is what python/pallasbench/task/dtypes.py applies."""
+    assert documented_bounds() == {d: b.as_dict() for d, b in dtypes.BOUNDS.items()}
+
+
+@pytest.fixture(scope="module")
+def suite(env):
+    listed = run_cli(env, "list", "--json", timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    return {t["name"]: t for t in json.loads(listed.stdout)}
+
+
+@pytest.fixture(scope="module", params=["bfloat16", "float16"])
+def run(request, env, tmp_path_factory):
+    dtype = request.param
+    out = tmp_path_factory.mktemp(f"suite_{dtype}")
+    # One lane: the other pytest worker has the other core.
+    result = run_cli(env, "run", "--dtype", dtype, "--size", "small", "--device", "cpu", "--no-timing",
+                     "--jobs", "1", "--out", out, timeout=1500)
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    return dtype, result, records
+
+
+def test_every_task_is_correct_and_robust(run, suite):
+    dtype, result, records = run
+    failed = {r["kernel_name"]: (r["status"], (r.get("error") or {}).get("message", ""),
+                                 [f for f, v in r["result"]["filters"].items() if not v["passed"]])
+              for r in records if r["status"] != "ok" or not r["result"]["robustness_passed"]}
+    assert not failed, failed
+    assert sorted(r["kernel_name"] for r in records) == sorted(suite)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def outer_nodes(record, primitive):
+    return [n for n in record["artifacts"]["jaxpr_dag"]["nodes"]
+            if n["primitive"] == primitive and not n["inside_pallas"]]
+
+
+def test_records_are_at_the_dtype(run):
+    dtype, _, records = run
+    bound = documented_bounds()[dtype]
+    for r in records:
+        name = r["kernel_name"]
+        assert r["dtype"] == dtype and r["config"]["dtype"] == dtype, name
+        assert r["correctness"]["stress"], name  # the stress cases ran at the dtype too
+        assert r["precision"]["downgrades"] == [], (name, r["precision"])  # nothing below the dtype inside
+        assert r["tolerance"] == EXACT or all(r["tolerance"][k] <= bound[k] for k in bound), (name, r["tolerance"])
+        inputs = {o["dtype"] for n in outer_nodes(r, "input") for o in n["outputs"]}
+        [output] = outer_nodes(r, "output")
+        assert "float32" not in inputs, (name, inputs)  # every float input arrives at the dtype
+        if inputs <= INTEGERS:  # nothing names another float type: a float output stays float32
+            assert output["outputs"][0]["dtype"] in INTEGERS | {"float32"}, name
+            continue
+        assert output["outputs"][0]["dtype"] in INTEGERS | {dtype}, name
+        if output["outputs"][0]["dtype"] == dtype:  # made by a Pallas kernel at the dtype
+            assert dtype in {o["dtype"] for n in outer_nodes(r, "pallas_call") for o in n["outputs"]}, name
