@@ -44,6 +44,10 @@ def test_tolerances_by_dtype():
     assert found["float16"] == {"atol": 2e-3, "rtol": 2e-3, "rel_norm": 2e-3}
     exact = dtypes.tolerances(module(tl.EXACT))
     assert exact["bfloat16"] == exact["float16"] == tl.EXACT.as_dict()  # exact stays exact
+    # No float input (gc_content: uint8 bases in, float32 out): the same run at every dtype.
+    unchanged = dtypes.tolerances(module(tl.ELEMENTWISE), ["uint8"])
+    assert unchanged["bfloat16"] == unchanged["float16"] == tl.ELEMENTWISE.as_dict()
+    assert dtypes.tolerances(module(tl.ELEMENTWISE), ["float32", "int32"])["bfloat16"] == dtypes.BOUNDS["bfloat16"].as_dict()
     stricter = tl.Tolerance(5e-3, 5e-3, 1e-3)
     assert dtypes.tolerances(module(tl.MATMUL, {"bfloat16": stricter}))["bfloat16"] == stricter.as_dict()
     with pytest.raises(ValueError, match=r"task 't': LOW_PRECISION_TOLERANCE\[float16\] .* looser"):

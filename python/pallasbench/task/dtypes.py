@@ -66,17 +66,19 @@ def round_to(array, dtype: str) -> np.ndarray:
     return array.astype(numpy_dtype(dtype)).astype(np.float32)
 
 
-def tolerances(module) -> dict[str, dict]:
+def tolerances(module, input_dtypes: list[str] | None = None) -> dict[str, dict]:
     """The task's bound at each dtype: its TOLERANCE at float32; at a low precision the dtype's
     bound, or the task's own from LOW_PRECISION_TOLERANCE when stricter in every field; exact
-    stays exact."""
+    stays exact. A task with no float input (`input_dtypes` given) runs the same at every dtype,
+    so it keeps its float32 bound."""
     base: Tolerance = module.TOLERANCE
     declared: dict = getattr(module, "LOW_PRECISION_TOLERANCE", {})
     found = {FLOAT32: base.as_dict()}
+    unchanged = input_dtypes is not None and FLOAT32 not in input_dtypes
     for dtype in LOW_PRECISION:
         bound = BOUNDS[dtype]
-        chosen = EXACT if base == EXACT else declared.get(dtype, bound)
-        if any(getattr(chosen, f) > getattr(bound, f) for f in ("atol", "rtol", "rel_norm")):
+        chosen = base if base == EXACT or unchanged else declared.get(dtype, bound)
+        if not unchanged and any(getattr(chosen, f) > getattr(bound, f) for f in ("atol", "rtol", "rel_norm")):
             raise ValueError(f"task '{module.NAME}': LOW_PRECISION_TOLERANCE[{dtype}] {chosen} is looser "
                              f"than the dtype's bound {bound}")
         found[dtype] = chosen.as_dict()

@@ -82,7 +82,7 @@ class Reference:
                 info["sha256"] = info["kernel_sha256"]
                 info["reference_source"] = inspect.getsource(module.reference)
                 info["output_dtype"] = _output_dtype(module, info)
-                info["tolerances"] = dtypes.tolerances(module)
+                info["tolerances"] = dtypes.tolerances(module, list(info["dtypes"].values()))
                 tasks.append(info)
             except Exception as exc:  # one broken task file must not hide the others
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
