@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "detail/command_setup.hpp"
 #include "pallasbench/cli/commands.hpp"
 #include "pallasbench/record/jsonl.hpp"
 #include "pallasbench/report/compare.hpp"
@@ -12,13 +13,8 @@
 namespace pallasbench {
 namespace {
 
-// A run folder stands for its records.jsonl, so `compare results/A results/B` works as `run --out` wrote them.
 std::vector<nlohmann::json> load(const std::string& argument) {
-  std::filesystem::path path(argument);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) path /= "records.jsonl";
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw usage_error(fmt::format("cannot read records file {}", path.string()));
+  const auto path = detail::records_file(argument);
   try {
     return read_records(path, &std::cerr);  // a cut last line is skipped with a warning
   } catch (const std::runtime_error& e) {   // a corrupt line: the message names file:line

@@ -15,9 +15,7 @@ namespace pallasbench {
 
 void exec_python_tool(std::string_view module, const std::vector<std::string>& args) {
   const auto root = project_root();
-  std::string python_path = (root / "python").string();
-  if (const char* user = std::getenv("PYTHONPATH"); user && *user) python_path += std::string(":") + user;
-  if (::setenv("PYTHONPATH", python_path.c_str(), 1) != 0 || ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)
+  if (::setenv("PYTHONPATH", project_python_path(root).c_str(), 1) != 0 || ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)
     throw error(fmt::format("cannot set the environment of pallasbench.tools.{}: {}", module, std::strerror(errno)));
   const auto python = python_executable(root).string();
   std::vector<std::string> argv{python, "-m", fmt::format("pallasbench.tools.{}", module)};

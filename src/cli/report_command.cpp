@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "detail/command_setup.hpp"
 #include "detail/python_tool.hpp"
 #include "pallasbench/cli/commands.hpp"
 #include "pallasbench/record/jsonl.hpp"
@@ -15,17 +16,8 @@
 namespace pallasbench {
 namespace {
 
+using detail::records_file;
 using nlohmann::json;
-
-// A run folder stands for its records.jsonl, as `run --out` wrote it.
-std::filesystem::path records_file(const std::string& argument) {
-  std::filesystem::path path(argument);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) path /= "records.jsonl";
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw usage_error(fmt::format("cannot read records file {}", path.string()));
-  return path;
-}
 
 }  // namespace
 

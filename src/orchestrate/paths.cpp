@@ -46,6 +46,12 @@ std::filesystem::path project_root() {
   throw std::runtime_error("cannot find the PallasBench project (python/ and tasks/): set PALLASBENCH_ROOT");
 }
 
+std::string project_python_path(const std::filesystem::path& root) {
+  std::string path = (root / "python").string();
+  if (const char* user = std::getenv("PYTHONPATH"); user && *user) path += std::string(":") + user;
+  return path;
+}
+
 std::filesystem::path timer_library() {
   const auto dir = executable_dir();
   if (dir.empty()) return {};

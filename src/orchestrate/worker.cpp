@@ -42,10 +42,8 @@ child_process::options process_options(const worker_options& o) {
   // The user's PYTHONPATH (a `pip install --target` folder, say) is extended, not replaced: a
   // candidate may import the user's own libraries. The tracer's sandbox gets those folders
   // through the reference's sys.path (python_paths).
-  std::string python_path = (o.project_root / "python").string();
-  if (const char* user = std::getenv("PYTHONPATH"); user && *user) python_path += std::string(":") + user;
   opts.env = {
-      {"PYTHONPATH", python_path},
+      {"PYTHONPATH", project_python_path(o.project_root)},
       {"PALLASBENCH_ROOT", o.project_root.string()},
       {"PALLASBENCH_ROLE", std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
       // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.

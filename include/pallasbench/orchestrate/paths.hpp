@@ -13,6 +13,10 @@ namespace pallasbench {
 // $PALLASBENCH_PYTHON, else <root>/.venv/bin/python when it exists, else python3 on PATH.
 [[nodiscard]] std::filesystem::path python_executable(const std::filesystem::path& root);
 
+// PYTHONPATH for the project's unsandboxed Python processes: <root>/python, then the user's
+// $PYTHONPATH (a `pip install --target` folder, say), extended rather than replaced.
+[[nodiscard]] std::string project_python_path(const std::filesystem::path& root);
+
 // libpallasbench_timer.so beside this executable (empty when it was not built).
 [[nodiscard]] std::filesystem::path timer_library();
 

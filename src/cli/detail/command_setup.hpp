@@ -24,6 +24,10 @@ void validate(const evaluation_flags& flags);
 // process holds it and --wait-lock was not given).
 [[nodiscard]] std::unique_ptr<record_writer> open_records(const evaluation_flags& flags);
 
+// A records-file argument of report/compare: a run folder stands for its records.jsonl, as
+// `run --out` wrote it; usage_error when there is no such file.
+[[nodiscard]] std::filesystem::path records_file(const std::string& argument);
+
 // --resume: the records already in the file, read under its lock.
 [[nodiscard]] std::map<std::string, nlohmann::json> resumed(const evaluation_flags& flags, const record_writer* writer);
 
