@@ -58,4 +58,6 @@ int batch_size(double typical_cost_us, double batch_seconds, std::size_t min_sam
   return std::clamp(static_cast<int>(batch_seconds * 1e6 / typical_cost_us), 1, 1000);
 }
 
+bool rechecked_batch(int batch) { return batch >= 1 && (batch & (batch - 1)) == 0; }
+
 }  // namespace pallasbench

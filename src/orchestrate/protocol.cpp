@@ -147,7 +147,8 @@ json run_request::to_json() const { return {{"cmd", command}, {"inputs", inputs}
 run_reply run_reply::from_json(const json& j) { return {arrays_of(j, "run", "outputs")}; }
 
 json time_request::to_json() const {
-  return batch_fields({{"cmd", command}, {"inputs", inputs}, {"output", output}}, batch);
+  return batch_fields({{"cmd", command}, {"inputs", inputs}, {"output", output.empty() ? json(nullptr) : json(output)}},
+                      batch);
 }
 
 json time_reference_request::to_json() const {

@@ -1,6 +1,7 @@
 #include "pallasbench/measure/timing_replies.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,14 @@ TEST(TimingReplies, BatchesAimAtTheirShareOfHostTime) {
   EXPECT_EQ(batch_size(100.0, 0.05, 10), 500);  // 100 us a sample: 500 in 50 ms
   EXPECT_EQ(batch_size(1.0, 0.05, 10), 1000);   // capped
   EXPECT_EQ(batch_size(1e6, 0.05, 10), 1);      // a 1 s sample: one at a time
+}
+
+TEST(TimingReplies, RechecksTheFirstBatchThenEveryPowerOfTwo) {
+  std::vector<int> rechecked;
+  for (int batch = 0; batch <= 40; ++batch)
+    if (rechecked_batch(batch)) rechecked.push_back(batch);
+  EXPECT_EQ(rechecked, (std::vector<int>{1, 2, 4, 8, 16, 32}));
+  EXPECT_FALSE(rechecked_batch(-4));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // of a worker or a candidate becomes the status and phase the record says.
 #include "pallasbench/orchestrate/evaluator.hpp"
 
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <set>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_roles.hpp"
+#include "pallasbench/measure/timing_replies.hpp"
 #include "pallasbench/orchestrate/task_record.hpp"
 #include "pallasbench/record/record.hpp"
 
@@ -314,7 +316,9 @@ TEST(Evaluator, TimingLoopFoldsBatchesAndRechecksTheTimedOutput) {
   fake_harness h("time_wrong:liar");
   timing_options timing;
   timing.warmup = 3;
-  timing.stopping = {.min_samples = 5, .min_time_s = 1e-4, .max_noise = 0.05, .budget_s = 1.0};
+  // The fakes' samples are 100 us each: batches of 5, eight of them to cover min_time_s.
+  timing.stopping = {.min_samples = 5, .min_time_s = 0.004, .max_noise = 0.05, .budget_s = 1.0};
+  timing.batch_seconds = 0.0005;
   auto& eval = h.make_evaluator(fake_harness::config(), timing);
   const auto tasks = h.describe({"fake", "liar"});
 
@@ -333,21 +337,32 @@ TEST(Evaluator, TimingLoopFoldsBatchesAndRechecksTheTimedOutput) {
   const auto record = to_record(r);
   EXPECT_EQ(record.at("timing").at("reference_median_us"), 200.0);
 
-  // The first batch of each side warms up and asks min_samples samples; the timing inputs are of their
-  // own seed, never a checked one.
+  // Each side's first call is untimed (one call, one sample dropped, no output kept); then the first
+  // batch warms up and asks min_samples samples; the timing inputs are of their own seed, never a
+  // checked one. The output is saved for the recheck on batches 1, 2, 4, 8, ... only.
   const auto times = h.requests("executor", "time", "fake");
-  ASSERT_FALSE(times.empty());
-  EXPECT_EQ(times[0].at("req").at("warmup"), 3);
-  EXPECT_EQ(times[0].at("req").at("samples"), 5);
-  for (std::size_t i = 1; i < times.size(); ++i) EXPECT_EQ(times[i].at("req").at("warmup"), 0);
+  ASSERT_GE(times.size(), 4u);
+  EXPECT_EQ(times[0].at("req").at("warmup"), 1);
+  EXPECT_EQ(times[0].at("req").at("samples"), 1);
+  EXPECT_TRUE(times[0].at("req").at("output").is_null());
+  EXPECT_EQ(times[1].at("req").at("warmup"), 3);
+  EXPECT_EQ(times[1].at("req").at("samples"), 5);
+  for (std::size_t i = 2; i < times.size(); ++i) EXPECT_EQ(times[i].at("req").at("warmup"), 0);
+  for (std::size_t batch = 1; batch < times.size(); ++batch)
+    EXPECT_EQ(times[batch].at("req").at("output").is_string(), rechecked_batch(static_cast<int>(batch)))
+        << "batch " << batch;
+  EXPECT_EQ(r.timing->recheck.at("batches"), std::bit_width(times.size() - 1));
+  EXPECT_GE(times.size() - 1, 5u);  // enough batches for the schedule to skip some
   const auto reference_times = h.requests("reference", "time_reference", "fake");
-  ASSERT_FALSE(reference_times.empty());
+  ASSERT_GE(reference_times.size(), 2u);
+  EXPECT_EQ(reference_times[0].at("req").at("samples"), 1);
+  EXPECT_EQ(reference_times[1].at("req").at("warmup"), 3);
   EXPECT_EQ(reference_times[0].at("req").at("precision"), "highest");
   std::set<std::uint64_t> checked(r.seeds.begin(), r.seeds.end());
   const auto references = h.reference_outputs("fake");
   ASSERT_EQ(references.size(), 6u);  // 2 seeds, 1 stress case, 2 perturbations, the timing inputs
   EXPECT_FALSE(checked.contains(references.back().at("req").at("seed").get<std::uint64_t>()));
-  EXPECT_EQ(times[0].at("req").at("inputs"),
+  EXPECT_EQ(times[1].at("req").at("inputs"),
             json::array({references.back().at("req").at("dir").get<std::string>() + "/in_x.npy",
                          references.back().at("req").at("dir").get<std::string>() + "/in_y.npy"}));
 

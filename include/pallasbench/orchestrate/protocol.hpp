@@ -151,7 +151,7 @@ struct timing_batch {
 struct time_request {
   static constexpr const char* command = "time";
   std::vector<std::string> inputs;
-  std::string output;  // where the batch's last output goes, for the harness to recheck
+  std::string output;  // where the batch's last output goes, for the harness to recheck; empty: nowhere
   timing_batch batch;
   [[nodiscard]] nlohmann::json to_json() const;
 };
