@@ -69,6 +69,7 @@ class Reference:
         self._sampler = sampling.Sampler()
         self._device_inputs = tensors.DeviceInputs()
         self._prepared = None  # (request fields, module, inputs, files) of an inputs_only request
+        self._compiled: dict = {}  # (task, precision, shapes and dtypes) -> compiled reference
         self._fitted = None  # (request fields, reference) computed while fitting a large case
 
     def cmd_describe(self, req: DescribeRequest):
@@ -134,11 +135,18 @@ class Reference:
         self._device_inputs.drop()
         key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
         prepared, self._prepared = self._prepared, None
+        if req.inputs_only and self._fits_on_device(req):
+            return {"inputs": []}  # drawing these inputs runs references: all in the next request
         if prepared is not None and prepared[0] == key and not req.inputs_only:
             module, inputs, written = prepared[1:]
         else:
             module, inputs, written = self._write_inputs(req)
         if req.inputs_only:
+            # The reference's compile too: host work, so it holds no device lease either.
+            try:
+                self._compiled_reference(module, inputs, float64=req.stress is not None)
+            except Exception as exc:
+                raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
             self._prepared = (key, module, inputs, written)
             return {"inputs": written}
         fitted, self._fitted = self._fitted, None
@@ -215,6 +223,38 @@ class Reference:
                 return inputs
             factor = max(1.0, factor / LARGE_FACTOR_STEP)
 
+    @staticmethod
+    def _fits_on_device(req: ReferenceRequest) -> bool:
+        """Whether drawing the request's inputs runs references on the device: a large case
+        at a dtype narrower than float32 (_stress_inputs)."""
+        return req.stress == "large" and _narrower_than_float32(req.dtype)
+
+    @staticmethod
+    def _wide(module, inputs, float64: bool) -> bool:
+        return float64 or getattr(module, "REFERENCE_FLOAT64", False)
+
+    def _compiled_reference(self, module, inputs, float64: bool = False):
+        """The correctness reference compiled for these inputs' shapes and dtypes, once per
+        evaluation's task. On the GPU without XLA's autotuning: autotuning runs kernels on the
+        device, and the compile then needs no device lease (the output's speed is not measured;
+        the timed XLA baseline is compiled apart, autotuned: cmd_time_reference)."""
+        import jax
+
+        wide = self._wide(module, inputs, float64)
+        precision = "float64" if wide else "highest"
+        avals = tuple(jax.ShapeDtypeStruct(np.shape(x), np.float64 if wide and np.issubdtype(np.asarray(x).dtype,
+                                                                                            np.floating)
+                                           else np.asarray(x).dtype) for x in inputs)
+        key = (module.NAME, precision, tuple((a.shape, a.dtype.name) for a in avals))
+        if key not in self._compiled:
+            if any(k[0] != module.NAME for k in self._compiled):
+                self._compiled.clear()  # another task: its references are not asked for again
+            options = {} if interpret.on_cpu() else {"xla_gpu_autotune_level": 0}
+            with jax.enable_x64(wide):
+                self._compiled[key] = self._reference_fn(module, precision).lower(*avals).compile(
+                    compiler_options=options)
+        return self._compiled[key]
+
     def _run_reference(self, module, inputs, float64: bool = False):
         """The correctness reference: f32 at full matmul precision, or float64 when the task
         declares REFERENCE_FLOAT64 (long f32 sums whose own rounding error is of the order of
@@ -223,12 +263,13 @@ class Reference:
         dtype."""
         import jax
 
-        if not (float64 or getattr(module, "REFERENCE_FLOAT64", False)):
-            return jax.block_until_ready(self._reference_fn(module, "highest")(*inputs))
+        compiled = self._compiled_reference(module, inputs, float64)
+        if not self._wide(module, inputs, float64):
+            return jax.block_until_ready(compiled(*inputs))
         out_dtype = jax.eval_shape(module.reference, *inputs).dtype
         wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in inputs]
         with jax.enable_x64(True):
-            ref = np.asarray(self._reference_fn(module, "float64")(*wide))
+            ref = np.asarray(compiled(*wide))
         return ref.astype(out_dtype)
 
     def cmd_time_reference(self, req: TimeReferenceRequest):

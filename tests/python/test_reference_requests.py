@@ -1,0 +1,59 @@
+"""The reference role's two-step requests, in process (python/pallasbench/worker/reference.py):
+what the first step (inputs_only, no device lease on the C++ side) may do, and that the second
+step reuses it."""
+import numpy as np
+
+from pallasbench.worker.protocol import ReferenceRequest
+from pallasbench.worker.reference import Reference
+
+
+def request(tmp_path, **fields):
+    return ReferenceRequest(**({"task": "relu", "size": "small", "seed": 11, "dir": str(tmp_path)} | fields))
+
+
+def lowerings(role, monkeypatch):
+    """Counts the references lowered for a compile (each compile lowers once)."""
+    count = {"n": 0}
+    make = role._reference_fn
+
+    def counted(module, precision):
+        fn = make(module, precision)
+
+        class Counting:
+            def lower(self, *avals):
+                count["n"] += 1
+                return fn.lower(*avals)
+        return Counting()
+    monkeypatch.setattr(role, "_reference_fn", counted)
+    return count
+
+
+def test_the_first_step_compiles_the_reference_and_the_second_reuses_it(tmp_path, monkeypatch):
+    role = Reference()
+    count = lowerings(role, monkeypatch)
+    first = role.cmd_reference(request(tmp_path, inputs_only=True))
+    assert "output" not in first and len(first["inputs"]) == 1 and not (tmp_path / "ref.npy").exists()
+    assert count["n"] == 1
+    second = role.cmd_reference(request(tmp_path))
+    assert count["n"] == 1  # compiled in the first step, not again
+    x = np.load(second["inputs"][0]["path"])
+    np.testing.assert_array_equal(np.load(second["output"]["path"]), np.maximum(x, 0))
+    # Another seed of the same shapes reuses the executable; a stress case (float64) has its own.
+    role.cmd_reference(request(tmp_path, seed=12))
+    assert count["n"] == 1
+    role.cmd_reference(request(tmp_path, stress="tiny", inputs_only=True))
+    assert count["n"] == 2
+
+
+def test_a_large_case_narrower_than_float32_is_left_to_the_second_step(tmp_path, monkeypatch):
+    # Fitting its factor runs references on the device: nothing of it in the step without a lease.
+    role = Reference()
+    count = lowerings(role, monkeypatch)
+    fields = {"task": "matmul", "stress": "large", "dtype": "float16"}
+    assert role.cmd_reference(request(tmp_path, inputs_only=True, **fields)) == {"inputs": []}
+    assert count["n"] == 0 and not list(tmp_path.iterdir())
+    reply = role.cmd_reference(request(tmp_path, **fields))
+    assert count["n"] >= 1 and np.isfinite(np.load(reply["output"]["path"])).all()
+    # bfloat16 holds float32's range: its large case is drawn in the first step as usual.
+    assert role.cmd_reference(request(tmp_path, inputs_only=True, task="matmul", stress="large",
+                                      dtype="bfloat16"))["inputs"]
