@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -19,6 +20,7 @@
 #include "detail/session.hpp"
 #include "pallasbench/core/interrupt.hpp"
 #include "pallasbench/orchestrate/lanes.hpp"
+#include "pallasbench/orchestrate/run_trace.hpp"
 #include "pallasbench/orchestrate/runner.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/report/artifacts.hpp"
@@ -38,7 +40,7 @@ using nlohmann::json;
 struct evaluation_plan {
   const evaluation_flags& flags;
   selection_options selection;
-  std::vector<std::string> candidate_files;        // absolute; empty: the suite's own kernels
+  std::vector<std::string> candidate_files;         // absolute; empty: the suite's own kernels
   const std::vector<detail::batch_request>* batch;  // eval --batch: the requests, else null
   record_writer* writer = nullptr;                  // null: no records file
   std::filesystem::path artifacts_dir;              // beside the records (empty: artifacts go inline)
@@ -74,8 +76,8 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     for (const auto& r : *plan.batch) {
       const auto it = by_name.find(r.task);
       if (it == by_name.end())
-        throw usage_error(fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line,
-                                      r.id, r.task));
+        throw usage_error(
+            fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line, r.id, r.task));
       jobs.push_back({*it->second, facts(r.path), r.size.value_or(plan.flags.size), r.id});
     }
     return jobs;
@@ -104,22 +106,35 @@ std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const
   std::erase_if(jobs, [&](const evaluation_job& job) {
     return !flags.shard->contains(work_item::of(job.task, job.size, job.candidate.sha256));
   });
-  fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(),
-             all, jobs.empty() ? " (nothing to do here: no records are written)" : "");
+  fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(), all,
+             jobs.empty() ? " (nothing to do here: no records are written)" : "");
   return jobs;
 }
 
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
+  std::optional<run_trace> trace;
+  if (!plan.flags.trace_file.empty()) {
+    // Refused before the run, not after it: an hour's timeline must not be lost to a bad path.
+    if (!std::ofstream(plan.flags.trace_file, std::ios::trunc))
+      throw usage_error(fmt::format("--trace {}: cannot write there", plan.flags.trace_file));
+    trace.emplace().name_track(0, "harness");
+  }
+  run_trace* const tracing = trace ? &*trace : nullptr;
   auto devices = plan.flags.device == device_choice::cpu ? detail::cpu_device() : detail::resolve_gpus(plan.flags.gpus);
-  auto s = detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
-                                 plan.flags.timeout_s, devices.front().visible,
-                                 detail::compile_cache_dir(plan.flags)});
+  auto s = [&] {
+    const trace_step step(tracing, 0, "start the reference, describe the tasks");
+    return detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
+                                 plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags)});
+  }();
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto jobs = shard_filter(make_jobs(plan, s), plan.flags);
   const auto recorded = resumed(plan.flags, plan.writer);
-  detail::describe_device(s, plan.flags);
+  {
+    const trace_step step(tracing, 0, "describe the device (ceilings)");
+    detail::describe_device(s, plan.flags);
+  }
   const auto config = detail::make_config(plan.flags, s.device);
   const evaluator_setup setup{config,
                               detail::make_timing(plan.flags, s),
@@ -129,14 +144,22 @@ int evaluate(const evaluation_plan& plan, printer& out) {
                               utc_timestamp()};
   lane_set lanes(std::move(s.pool), s.options, devices,
                  lane_count(plan.flags.jobs, jobs.size(), std::thread::hardware_concurrency()), setup);
-  // More user candidates than lanes: each lane starts its next tracer while it evaluates.
-  if (!jobs.empty()) lanes.prestart(kind, !suite && jobs.size() > lanes.size());
+  if (trace) lanes.trace_to(*trace);
+  if (!jobs.empty()) {
+    const trace_step step(tracing, 0, "start the lanes' workers");
+    // More user candidates than lanes: each lane starts its next tracer while it evaluates.
+    lanes.prestart(kind, !suite && jobs.size() > lanes.size());
+  }
   const std::string records = plan.writer ? plan.writer->path().string() : "";
   out.run_started({jobs.size(), config.size_name(), std::string(to_string(s.device)),
                    s.environment.value("device_kind", "?"), records, lanes.size(), devices.size()});
   runner r(lanes.evaluators(), plan.writer, recorded, out,
            plan.batch ? record_order::completion : record_order::selection);
-  const auto outcome = r.run(jobs, config);
+  const auto outcome = [&] {
+    const trace_step step(tracing, 0, "evaluate");
+    return r.run(jobs, config);
+  }();
+  if (trace) trace->write(plan.flags.trace_file);
   out.run_finished(outcome.rows, {outcome.recorded, outcome.interrupted, records});
   return exit_status(outcome);
 }

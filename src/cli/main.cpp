@@ -89,6 +89,10 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "JAX's persistent compilation cache in this folder (created if missing; the trusted executor "
                   "and reference only): repeated compiles load from it, and each record says whether its compile "
                   "hit (compile.cache). Default: none, every compile is cold");
+  cmd->add_option("--trace", flags.trace_file,
+                  "write the run's timeline here (Chrome trace events; open in ui.perfetto.dev): the setup's "
+                  "steps, and each lane's evaluations with their phases (docs/architecture.md)")
+      ->type_name("FILE");
   add_choice(cmd, "--progress", flags.progress,
              "auto: a live status line (lanes' tasks and phases, elapsed, ETA) below the task lines when "
              "the progress goes to a terminal, plain lines otherwise; live or plain force either");
@@ -177,11 +181,10 @@ int main(int argc, char** argv) {
       "compare",
       "compare two runs' records row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on "
       "the median and its CI95, BROKE/FIXED, ADDED/REMOVED; exit 1 when anything is SLOWER or BROKE");
-  compare_cmd->add_option("base", compare.base, "BASE: a records file or a run folder (its records.jsonl)")
-      ->required();
+  compare_cmd->add_option("base", compare.base, "BASE: a records file or a run folder (its records.jsonl)")->required();
   compare_cmd->add_option("new", compare.next, "NEW: likewise")->required();
-  compare_cmd->add_option("--threshold", compare.threshold,
-                          "relative change of the medians that FASTER/SLOWER must exceed")
+  compare_cmd
+      ->add_option("--threshold", compare.threshold, "relative change of the medians that FASTER/SLOWER must exceed")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");

@@ -40,9 +40,20 @@ task_result evaluator::evaluate(const task_info& task, const candidate_spec& can
   return evaluate(task, candidate);
 }
 
+void evaluator::set_trace(run_trace& trace, int track) {
+  m_trace = &trace;
+  m_trace_track = track;
+  m_clock.on_segment(
+      [this](work_phase phase, phase_clock::clock::time_point begin, phase_clock::clock::time_point end) {
+        m_trace->span(m_trace_track, std::string(to_string(phase)), "phase", begin, end, {{"task", m_trace_task}});
+      });
+}
+
 task_result evaluator::evaluate(const task_info& described, const candidate_spec& candidate) {
   // Every instant until the result is returned counts in one phase: the checks unless a step
   // below says otherwise.
+  const auto began = phase_clock::clock::now();
+  m_trace_task = fmt::format("{} ({})", described.name, m_config.size_name());
   m_clock.start(work_phase::checks);
   const auto task = described.at(m_config.dtype);  // its tolerance and dtypes at the run's dtype
   auto result = prepare(task, candidate);
@@ -67,6 +78,9 @@ task_result evaluator::evaluate(const task_info& described, const candidate_spec
   result.phases = m_clock.to_json();
   result.device_index = m_device->index;
   result.device_uuid = m_device->uuid;
+  if (m_trace)
+    m_trace->span(m_trace_track, m_trace_task, "evaluation", began, phase_clock::clock::now(),
+                  {{"status", std::string(to_string(result.status))}, {"uuid", result.uuid}});
   return result;
 }
 
@@ -151,8 +165,8 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   const auto compiling = m_clock.enter(work_phase::compile);
   m_phase = failure_phase::load;
   const auto t0 = std::chrono::steady_clock::now();
-  const auto loaded =
-      protocol::call(m_pool.executor(), protocol::load_request{traced.module, traced.analysis_module, specs}, timeout());
+  const auto loaded = protocol::call(m_pool.executor(),
+                                     protocol::load_request{traced.module, traced.analysis_module, specs}, timeout());
   result.trust["phase_s"]["load"] = seconds_since(t0);
   result.stablehlo = loaded.value("stablehlo", "");
   // The kernels of the module that runs (on the CPU, its interpret twin has none; the CUDA
@@ -286,8 +300,8 @@ void evaluator::compile(task_result& result, const task_info& task) {
 }
 
 void evaluator::keep_artifacts(task_result& result, const json& captured) {
-  const auto relative_dir = std::filesystem::path("artifacts") / fmt::format("{}.{}.{}", result.task.name,
-                                                                             m_config.size_name(), result.uuid.substr(0, 8));
+  const auto relative_dir = std::filesystem::path("artifacts") /
+                            fmt::format("{}.{}.{}", result.task.name, m_config.size_name(), result.uuid.substr(0, 8));
   // Files need a folder beside the records; without one (eval with no --out) they go inline.
   result.compiler = compiler_record(
       captured, m_artifacts.mode == artifact_mode::files ? m_artifacts.records_dir : std::filesystem::path{},

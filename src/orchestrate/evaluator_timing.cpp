@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
-#include "pallasbench/orchestrate/evaluator.hpp"
 #include "pallasbench/measure/timing_replies.hpp"
 #include "pallasbench/measure/warm_up.hpp"
+#include "pallasbench/orchestrate/evaluator.hpp"
 
 namespace pallasbench {
 namespace {
@@ -92,12 +92,12 @@ void evaluator::profile(task_result& result, const task_info& task) {
                             return protocol::time_request{paths, kernel_output, b}.to_json();
                           },
                           warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
-  timed_side_state reference{m_pool.reference(), failure_phase::time_reference,
-                             [&](const protocol::timing_batch& b) {
-                               return protocol::time_reference_request{paths, task.name, precision, b, m_config.dtype}
-                                   .to_json();
-                             },
-                             warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
+  timed_side_state reference{
+      m_pool.reference(), failure_phase::time_reference,
+      [&](const protocol::timing_batch& b) {
+        return protocol::time_reference_request{paths, task.name, precision, b, m_config.dtype}.to_json();
+      },
+      warm_up_rule(m_timing.warmup), side_sampling(m_timing.stopping)};
   timing_result timing;
   timing.reference_precision = precision;
   timing.inputs_seed = inputs_seed;

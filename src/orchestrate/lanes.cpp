@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace pallasbench {
 
 lane_set::lane_set(std::unique_ptr<worker_pool> first, const worker_options& options, std::deque<device_slot>& devices,
@@ -22,6 +24,7 @@ lane_set::lane_set(std::unique_ptr<worker_pool> first, const worker_options& opt
                                          setup.project_sha, setup.run_id);
     l.eval->set_artifacts(setup.artifacts);
     l.eval->set_device(device);
+    l.device_index = device.index;
     m_lanes.push_back(std::move(l));
   }
 }
@@ -32,6 +35,14 @@ void lane_set::prestart(candidate_kind kind, bool spare_tracers) {
   for (auto& l : m_lanes) {
     l.pool->keep_spare_tracer(spare_tracers);
     l.pool->prestart(kind);
+  }
+}
+
+void lane_set::trace_to(run_trace& trace) {
+  for (std::size_t k = 0; k < m_lanes.size(); ++k) {
+    const int track = static_cast<int>(k) + 1;
+    trace.name_track(track, fmt::format("lane {} (device {})", k, m_lanes[k].device_index));
+    m_lanes[k].eval->set_trace(trace, track);
   }
 }
 

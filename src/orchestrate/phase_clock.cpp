@@ -20,7 +20,9 @@ void phase_clock::start(work_phase base) {
 
 void phase_clock::stop() {
   if (!m_running) return;
-  m_totals[slot(m_current)] += clock::now() - m_since;
+  const auto now = clock::now();
+  m_totals[slot(m_current)] += now - m_since;
+  if (m_on_segment) m_on_segment(m_current, m_since, now);
   m_running = false;
   publish();
 }
@@ -38,7 +40,10 @@ std::optional<work_phase> phase_clock::current() const {
 
 void phase_clock::switch_to(work_phase phase) {
   const auto now = clock::now();
-  if (m_running) m_totals[slot(m_current)] += now - m_since;
+  if (m_running) {
+    m_totals[slot(m_current)] += now - m_since;
+    if (m_on_segment && now > m_since) m_on_segment(m_current, m_since, now);
+  }
   m_current = phase;
   m_since = now;
   m_running = true;

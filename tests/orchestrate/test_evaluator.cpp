@@ -23,7 +23,6 @@ using nlohmann::json;
 using testing::contains;
 using testing::fake_harness;
 
-
 std::string message_of(const task_result& r) { return r.failure ? r.failure->message : std::string("(no failure)"); }
 
 std::set<long> pids_of(const std::vector<json>& requests) {

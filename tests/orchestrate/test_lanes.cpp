@@ -141,7 +141,8 @@ TEST(Lanes, NoGpuWorkOfAnotherLaneDuringATimedSeries) {
   for (const auto& record : run.records) lane_of_task[record.at("kernel_name")] = record.at("placement").at("lane");
   const auto log = h.requests();
   for (const auto& r : log)
-    if (r.at("task").is_string() && lane_of_task.contains(r.at("task"))) lane_of_pid[r.at("pid")] = lane_of_task[r.at("task")];
+    if (r.at("task").is_string() && lane_of_task.contains(r.at("task")))
+      lane_of_pid[r.at("pid")] = lane_of_task[r.at("task")];
   // Each task's timed interval: from its first timed batch to its last. The first request of each
   // side is the untimed call made under a shared lease (compile, upload), and may overlap others.
   std::size_t intervals = 0;
@@ -163,8 +164,8 @@ TEST(Lanes, NoGpuWorkOfAnotherLaneDuringATimedSeries) {
                             r.at("cmd") == "time_reference" ||
                             (r.at("cmd") == "reference" && !r.at("req").value("inputs_only", false));
       if (t > first && t < last && gpu_work && lane_of_pid.at(r.at("pid")) != lane)
-        ADD_FAILURE() << "lane " << lane_of_pid.at(r.at("pid")) << " sent " << r.at("cmd") << " for "
-                      << r.at("task") << " during " << task << "'s timed series (lane " << lane << ")";
+        ADD_FAILURE() << "lane " << lane_of_pid.at(r.at("pid")) << " sent " << r.at("cmd") << " for " << r.at("task")
+                      << " during " << task << "'s timed series (lane " << lane << ")";
     }
   }
   EXPECT_EQ(intervals, 6u);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -38,6 +39,32 @@ TEST(PhaseClock, ScopesPartitionTheWallTime) {
   EXPECT_GT(clock.total_seconds(), 0.95 * wall);
 }
 
+TEST(PhaseClock, SegmentsGoToTheListenerInOrderAndAddUpToTheTotals) {
+  phase_clock clock;
+  struct segment {
+    work_phase phase;
+    phase_clock::clock::time_point begin, end;
+  };
+  std::vector<segment> segments;
+  clock.on_segment([&](work_phase p, auto begin, auto end) { segments.push_back({p, begin, end}); });
+  clock.start(work_phase::checks);
+  std::this_thread::sleep_for(5ms);
+  {
+    const auto tracing = clock.enter(work_phase::trace);
+    std::this_thread::sleep_for(5ms);
+  }
+  std::this_thread::sleep_for(5ms);
+  clock.stop();
+  ASSERT_EQ(segments.size(), 3u);
+  EXPECT_EQ(segments[0].phase, work_phase::checks);
+  EXPECT_EQ(segments[1].phase, work_phase::trace);
+  EXPECT_EQ(segments[2].phase, work_phase::checks);
+  for (std::size_t k = 1; k < segments.size(); ++k) EXPECT_EQ(segments[k].begin, segments[k - 1].end);  // contiguous
+  const auto seconds = [](const segment& s) { return std::chrono::duration<double>(s.end - s.begin).count(); };
+  EXPECT_DOUBLE_EQ(seconds(segments[0]) + seconds(segments[2]), clock.seconds(work_phase::checks));
+  EXPECT_DOUBLE_EQ(seconds(segments[1]), clock.seconds(work_phase::trace));
+}
+
 TEST(PhaseClock, StartClearsAndJsonNamesEveryPhase) {
   phase_clock clock;
   clock.start(work_phase::timing);
@@ -47,8 +74,8 @@ TEST(PhaseClock, StartClearsAndJsonNamesEveryPhase) {
   EXPECT_EQ(clock.seconds(work_phase::timing), 0.0);
   const auto j = clock.to_json();
   EXPECT_EQ(j.size(), k_work_phases);
-  for (const auto* key : {"reference_s", "trace_s", "compile_s", "checks_s", "filters_s", "artifacts_s", "timing_s",
-                          "wait_s"})
+  for (const auto* key :
+       {"reference_s", "trace_s", "compile_s", "checks_s", "filters_s", "artifacts_s", "timing_s", "wait_s"})
     EXPECT_TRUE(j.contains(key)) << key;
 }
 

@@ -58,6 +58,7 @@ struct evaluation_flags {
   std::string gpus = "all";         // the GPUs the lanes are spread over: "all" or indices "0,1"
   std::string compile_cache;         // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
   progress_mode progress = progress_mode::automatic;  // a live line on a terminal, plain lines elsewhere
+  std::string trace_file;  // --trace: the run's timeline (Chrome trace events); empty: none
 };
 
 struct list_options {

@@ -21,6 +21,7 @@
 #include "pallasbench/orchestrate/paths.hpp"
 #include "pallasbench/orchestrate/phase_clock.hpp"
 #include "pallasbench/orchestrate/protocol.hpp"
+#include "pallasbench/orchestrate/run_trace.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 #include "pallasbench/orchestrate/task_result.hpp"
 #include "pallasbench/orchestrate/worker_pool.hpp"
@@ -69,6 +70,8 @@ public:
   // The device this evaluator's workers run on, shared with other lanes: its token orders their
   // GPU work around timed series. Without one the evaluator has a device of its own.
   void set_device(device_slot& device) { m_device = &device; }
+  // Every evaluation's span and its phases' spans go to `trace` on `track` (run --trace).
+  void set_trace(run_trace& trace, int track);
 
   // Never throws for a candidate's or worker's failure (it becomes the result's status);
   // rethrows interrupted_error so the caller can stop. `size` replaces the configuration's.
@@ -155,6 +158,9 @@ private:
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;
+  run_trace* m_trace = nullptr;
+  int m_trace_track = 0;
+  std::string m_trace_task;  // the evaluation in flight, as its phase spans name it
   failure_phase m_phase = failure_phase::reference;  // the step in flight: a failure's blame
 };
 

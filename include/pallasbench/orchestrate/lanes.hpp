@@ -41,6 +41,8 @@ public:
   // Every lane's reference, executor and tracer start now, in parallel (their JAX imports
   // overlap); `spare_tracers`: a user candidate's tracer is started ahead of its turn.
   void prestart(candidate_kind kind, bool spare_tracers);
+  // Lane k's evaluations and phases go to `trace` on track k + 1, named "lane k (GPU i)".
+  void trace_to(run_trace& trace);
   [[nodiscard]] std::vector<evaluator*> evaluators() const;
   [[nodiscard]] std::size_t size() const { return m_lanes.size(); }
   [[nodiscard]] worker_pool& pool(std::size_t lane) { return *m_lanes.at(lane).pool; }
@@ -50,6 +52,7 @@ private:
     std::unique_ptr<worker_pool> pool;
     std::unique_ptr<scratch_dir> scratch;  // its own: lanes may evaluate the same task at once
     std::unique_ptr<evaluator> eval;
+    int device_index = 0;
   };
   std::vector<lane> m_lanes;
 };

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,11 @@ public:
   // thread while the owner switches phases (one relaxed atomic store per switch).
   [[nodiscard]] std::optional<work_phase> current() const;
 
+  // Called with each segment of one phase as it closes (a switch, or stop()): a run trace's
+  // spans (run_trace.hpp). Called on the clock's thread.
+  using segment_listener = std::function<void(work_phase, clock::time_point begin, clock::time_point end)>;
+  void on_segment(segment_listener listener) { m_on_segment = std::move(listener); }
+
   [[nodiscard]] double seconds(work_phase phase) const;
   [[nodiscard]] double total_seconds() const;
   // {"reference_s": .., ..., "wait_s": ..}
@@ -84,6 +90,7 @@ private:
   clock::time_point m_since{};
   bool m_running = false;
   std::atomic<std::uint8_t> m_published{k_stopped};  // m_current while running, else k_stopped
+  segment_listener m_on_segment;
 };
 
 }  // namespace pallasbench
