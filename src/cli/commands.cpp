@@ -131,9 +131,13 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto jobs = shard_filter(make_jobs(plan, s), plan.flags);
   const auto recorded = resumed(plan.flags, plan.writer);
+  // The other lanes' workers start while the device is described: their start is host work (the
+  // JAX import) but for one tiny array each, and the ceilings are medians of CUPTI device times.
+  auto pools = start_lane_pools(std::move(s.pool), s.options, devices,
+                                lane_count(plan.flags.jobs, jobs.size(), std::thread::hardware_concurrency()));
   {
     const trace_step step(tracing, 0, "describe the device (ceilings)");
-    detail::describe_device(s, plan.flags);
+    detail::describe_device(s, plan.flags, pools);
   }
   const auto config = detail::make_config(plan.flags, s.device);
   const evaluator_setup setup{config,
@@ -142,8 +146,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
                               s.environment,
                               s.project_sha,
                               utc_timestamp()};
-  lane_set lanes(std::move(s.pool), s.options, devices,
-                 lane_count(plan.flags.jobs, jobs.size(), std::thread::hardware_concurrency()), setup);
+  lane_set lanes(std::move(pools), devices, setup);
   if (trace) lanes.trace_to(*trace);
   if (!jobs.empty()) {
     const trace_step step(tracing, 0, "start the lanes' workers");

@@ -48,13 +48,13 @@ json gpu_activity(const std::set<pid_t>& our_workers) {
 
 // On the GPU: the device timer's view (timer kind, L2, clocks), other users of the GPU, and the
 // roofline ceilings, measured once per run.
-void describe_gpu(session& s, bool timing) {
-  auto& ref = s.pool->reference();
+void describe_gpu(session& s, bool timing, worker_pool& pool, const std::set<pid_t>& our_workers) {
+  auto& ref = pool.reference();
   const auto device = protocol::call(ref, protocol::device_request{}, s.waits.command);
   json gpu = {{"timer", device.value("timer", "wall")},
               {"timer_error", device.value("timer_error", json(nullptr))},
               {"device", device.value("device", json(nullptr))},
-              {"activity", gpu_activity({ref.pid(), s.pool->executor().pid()})}};
+              {"activity", gpu_activity(our_workers)}};
   if (gpu["activity"].value("busy", false))
     fmt::print(std::cerr,
                "warning: the GPU is busy before the run (other compute processes {}, utilization {}%): "
@@ -116,8 +116,9 @@ session open_session(const session_request& request) {
   if (gpu_asked && backend != "gpu")
     throw usage_error(fmt::format("--device gpu: JAX sees no GPU here (backend '{}')", backend));
   s.device = backend == "gpu" ? device_kind::gpu : device_kind::cpu;
-  const auto reply = protocol::call(
-      s.pool->reference(), protocol::describe_request{request.candidate_files, request.max_source_bytes}, s.waits.command);
+  const auto reply =
+      protocol::call(s.pool->reference(), protocol::describe_request{request.candidate_files, request.max_source_bytes},
+                     s.waits.command);
   for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
   for (const auto& e : reply.at("errors"))
     fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));
@@ -126,9 +127,13 @@ session open_session(const session_request& request) {
   return s;
 }
 
-void describe_device(session& s, const evaluation_flags& flags) {
+void describe_device(session& s, const evaluation_flags& flags, std::span<const std::unique_ptr<worker_pool>> pools) {
   read_ceilings_file(s, flags.ceilings_file);
-  if (s.device == device_kind::gpu) describe_gpu(s, flags.timing);
+  if (s.device != device_kind::gpu) return;
+  std::set<pid_t> ours;
+  for (const auto& pool : pools)
+    for (const pid_t pid : pool->trusted_pids()) ours.insert(pid);
+  describe_gpu(s, flags.timing, *pools.front(), ours);
 }
 
 std::vector<task_info> select(const std::vector<task_info>& all, const selection_options& sel) {

@@ -6,19 +6,29 @@
 
 namespace pallasbench {
 
-lane_set::lane_set(std::unique_ptr<worker_pool> first, const worker_options& options, std::deque<device_slot>& devices,
-                   std::size_t count, const evaluator_setup& setup) {
-  count = std::max<std::size_t>(count, 1);
-  for (std::size_t k = 0; k < count; ++k) {
-    auto& device = devices.at(k % devices.size());
-    lane l;
+std::vector<std::unique_ptr<worker_pool>> start_lane_pools(std::unique_ptr<worker_pool> first,
+                                                           const worker_options& options,
+                                                           const std::deque<device_slot>& devices, std::size_t count) {
+  std::vector<std::unique_ptr<worker_pool>> pools;
+  for (std::size_t k = 0; k < std::max<std::size_t>(count, 1); ++k) {
     if (k == 0 && first) {
-      l.pool = std::move(first);
+      pools.push_back(std::move(first));
     } else {
       auto o = options;
-      o.visible_devices = device.visible;
-      l.pool = std::make_unique<worker_pool>(o);
+      o.visible_devices = devices.at(k % devices.size()).visible;
+      pools.push_back(std::make_unique<worker_pool>(o));
     }
+    pools.back()->start_trusted();
+  }
+  return pools;
+}
+
+lane_set::lane_set(std::vector<std::unique_ptr<worker_pool>> pools, std::deque<device_slot>& devices,
+                   const evaluator_setup& setup) {
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    auto& device = devices.at(k % devices.size());
+    lane l;
+    l.pool = std::move(pools[k]);
     l.scratch = std::make_unique<scratch_dir>();
     l.eval = std::make_unique<evaluator>(*l.pool, *l.scratch, setup.config, setup.timing, setup.environment,
                                          setup.project_sha, setup.run_id);
@@ -27,6 +37,10 @@ lane_set::lane_set(std::unique_ptr<worker_pool> first, const worker_options& opt
     l.device_index = device.index;
     m_lanes.push_back(std::move(l));
   }
+}
+
+lane_set::~lane_set() {
+  for (auto& l : m_lanes) l.pool->signal_kill();
 }
 
 void lane_set::prestart(candidate_kind kind, bool spare_tracers) {

@@ -257,6 +257,10 @@ void child_process::drain_remaining_stderr() {
   }
 }
 
+void child_process::signal_kill() {
+  if (m_pid > 0 && !m_exit) ::kill(-m_pid, SIGKILL);
+}
+
 exit_status child_process::kill_and_wait() {
   if (m_exit) return *m_exit;
   ::kill(-m_pid, SIGKILL);

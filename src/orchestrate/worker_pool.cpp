@@ -78,7 +78,8 @@ worker& worker_pool::executor() {
 
 std::unique_ptr<worker> worker_pool::take_tracer() {
   (void)reference();  // the sandbox needs its python_paths
-  auto tracer = m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options(worker_role::tracer));
+  auto tracer =
+      m_spare_tracer ? std::move(m_spare_tracer) : std::make_unique<worker>(role_options(worker_role::tracer));
   if (m_keep_spare) m_spare_tracer = std::make_unique<worker>(role_options(worker_role::tracer));
   return tracer;
 }
@@ -96,6 +97,18 @@ void worker_pool::prestart(candidate_kind kind) {
     (void)suite_tracer();
   else if (!m_spare_tracer)
     m_spare_tracer = std::make_unique<worker>(role_options(worker_role::tracer));
+}
+
+std::vector<pid_t> worker_pool::trusted_pids() const {
+  std::vector<pid_t> pids;
+  for (const auto* w : {m_reference.get(), m_executor.get()})
+    if (w) pids.push_back(w->pid());
+  return pids;
+}
+
+void worker_pool::signal_kill() {
+  for (auto* w : {m_reference.get(), m_executor.get(), m_spare_tracer.get(), m_suite_tracer.get()})
+    if (w) w->signal_kill();
 }
 
 void worker_pool::clear_stderr_tails() {

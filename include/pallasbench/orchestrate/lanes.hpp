@@ -28,15 +28,29 @@ struct evaluator_setup {
   std::string run_id;
 };
 
+// The worker pools of `count` lanes over `devices` (lane k on device k mod their number), each
+// with its reference and executor started now, their greetings not awaited: their JAX start
+// overlaps what the caller does next (describing the device). The first lane adopts `first`, the
+// pool that already described the suite; the others get pools of their own from `options`, each
+// told its device's CUDA_VISIBLE_DEVICES.
+[[nodiscard]] std::vector<std::unique_ptr<worker_pool>> start_lane_pools(std::unique_ptr<worker_pool> first,
+                                                                         const worker_options& options,
+                                                                         const std::deque<device_slot>& devices,
+                                                                         std::size_t count);
+
 class lane_set {
 public:
-  // `count` lanes over `devices` (lane k on device k mod their number). The first lane adopts
-  // `first`, the pool that already described the suite; the others start pools of their own from
-  // `options`, each told its device's CUDA_VISIBLE_DEVICES.
+  // One lane per pool, lane k on device k mod their number.
+  lane_set(std::vector<std::unique_ptr<worker_pool>> pools, std::deque<device_slot>& devices,
+           const evaluator_setup& setup);
   lane_set(std::unique_ptr<worker_pool> first, const worker_options& options, std::deque<device_slot>& devices,
-           std::size_t count, const evaluator_setup& setup);
+           std::size_t count, const evaluator_setup& setup)
+      : lane_set(start_lane_pools(std::move(first), options, devices, count), devices, setup) {}
   lane_set(const lane_set&) = delete;
   lane_set& operator=(const lane_set&) = delete;
+  // Every lane's workers are signalled at once, then reaped: their exits (a CUDA context's
+  // teardown each) overlap instead of following one another.
+  ~lane_set();
 
   // Every lane's reference, executor and tracer start now, in parallel (their JAX imports
   // overlap); `spare_tracers`: a user candidate's tracer is started ahead of its turn.

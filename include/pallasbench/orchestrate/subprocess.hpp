@@ -67,6 +67,9 @@ public:
 
   // SIGKILL to the process group, then reap: the status says how the child ended.
   exit_status kill_and_wait();
+  // SIGKILL to the process group without reaping (kill_and_wait or the destructor does): a caller
+  // ending many children signals them all first, so that their exits overlap.
+  void signal_kill();
 
   // Reaps the child if it has exited within `timeout`.
   std::optional<exit_status> wait_for_exit(std::chrono::milliseconds timeout);

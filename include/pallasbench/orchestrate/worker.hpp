@@ -64,8 +64,8 @@ struct enum_names<worker_role> {
 };
 
 struct worker_options {
-  std::filesystem::path python;        // interpreter
-  std::filesystem::path project_root;  // holds python/ and tasks/
+  std::filesystem::path python;                     // interpreter
+  std::filesystem::path project_root;               // holds python/ and tasks/
   device_choice device = device_choice::automatic;  // cpu forces JAX_PLATFORMS=cpu; gpu forces cuda
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(180)};
   // The command started; empty means `python -u -m pallasbench.worker.<role>` (tests start fakes).
@@ -96,12 +96,13 @@ public:
   [[nodiscard]] pid_t pid() const { return m_process.pid(); }
   [[nodiscard]] std::string stderr_tail() const { return m_process.stderr_tail(); }
   void clear_stderr_tail() { m_process.clear_stderr_tail(); }
+  // SIGKILL without waiting; the destructor reaps (worker_pool::signal_kill).
+  void signal_kill() { m_process.signal_kill(); }
 
   // Sends `request` (an "id" is added) and returns the reply's payload. Throws command_failed for
   // ok=false, worker_failure when the worker hangs past `timeout` (it is killed), dies or breaks
   // the protocol, interrupted_error on Ctrl-C.
   nlohmann::json call(nlohmann::json request, std::chrono::milliseconds timeout);
-
 
 private:
   nlohmann::json read_reply(std::chrono::milliseconds timeout, const std::string& what);

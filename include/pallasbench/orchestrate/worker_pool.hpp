@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pallasbench/orchestrate/task_result.hpp"
 #include "pallasbench/orchestrate/worker.hpp"
@@ -36,7 +37,11 @@ public:
   void discard_executor();
   void discard_suite_tracer();
   [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
+  // The reference's and the executor's process ids, of those started.
+  [[nodiscard]] std::vector<pid_t> trusted_pids() const;
   void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr
+  // SIGKILL to every worker, reaped later (their destructors): for ending many pools at once.
+  void signal_kill();
 
 private:
   [[nodiscard]] worker_options role_options(worker_role role, bool suite = false) const;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,16 @@ struct session_request {
   std::optional<candidate_kind> prestart;    // whose processes start at once
   std::int64_t max_source_bytes = k_default_max_source_bytes;
   double timeout_s = 300;
-  std::string visible_devices;  // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
+  std::string visible_devices;          // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
   std::filesystem::path compile_cache;  // --compile-cache (absolute; empty: none)
 };
 
 [[nodiscard]] session open_session(const session_request& request);
 
 // --ceilings FILE, then on the GPU the device's view (timer, clocks, other users) and, when
-// timing, its measured ceilings: into the environment every record carries.
-void describe_device(session& s, const evaluation_flags& flags);
+// timing, its measured ceilings: into the environment every record carries. The first of the
+// lanes' `pools` (the session's) measures; the others' workers are ours, not other users.
+void describe_device(session& s, const evaluation_flags& flags, std::span<const std::unique_ptr<worker_pool>> pools);
 
 // The tasks the selection names; usage_error for unknown names or an empty selection.
 [[nodiscard]] std::vector<task_info> select(const std::vector<task_info>& all, const selection_options& selection);
