@@ -97,6 +97,7 @@ nlohmann::json correctness_report::to_json() const {
     entry["case"] = s.name;
     entry["seed"] = s.seed;
     entry["atol_scale"] = s.atol_scale;
+    if (s.large_factor) entry["large_factor"] = *s.large_factor;
     stress.push_back(std::move(entry));
   }
   return {{"passed", passed()}, {"seeds", seeds}, {"stress", stress}, {"stress_skipped", m_stress_skipped}};

@@ -68,8 +68,9 @@ void evaluator::check_stress(task_result& result, const task_info& task) {
     const auto dir = m_scratch.fresh(fmt::format("{}/stress_{}", task.name, name));
     auto request = reference_request(task, seed, dir);
     request.stress = name;
-    auto [reference, output] = run_candidate(make_reference(request), dir / "out.npy", {});
-    stress_outcome outcome{name, seed, 1, {}};
+    const auto reference_reply = make_reference(request);
+    auto [reference, output] = run_candidate(reference_reply, dir / "out.npy", {});
+    stress_outcome outcome{name, seed, 1, {}, reference_reply.large_factor};
     outcome.against_reference = compare(output, reference, stress_tolerance(task.tol, reference, outcome.atol_scale));
     report.add(std::move(outcome));
     std::filesystem::remove_all(dir);

@@ -66,7 +66,13 @@ json reference_request::to_json() const {
 }
 
 reference_reply reference_reply::from_json(const json& j) {
-  return {arrays_of(j, "reference", "inputs"), array_of(field(j, "reference", "output"), "reference", "output")};
+  reference_reply reply{arrays_of(j, "reference", "inputs"),
+                        array_of(field(j, "reference", "output"), "reference", "output"), std::nullopt};
+  if (j.contains("large_factor")) {
+    if (!j["large_factor"].is_number()) throw reply_error("reference reply: large_factor is not a number");
+    reply.large_factor = j["large_factor"].get<double>();
+  }
+  return reply;
 }
 
 std::vector<std::string> reference_reply::input_paths() const {

@@ -61,6 +61,10 @@ TEST(Evaluator, HonestFakeIsCorrectAndFailsOnlyTheUnverifiablePrecision) {
   EXPECT_FALSE(record.contains("error")) << record.at("error").dump();  // nulls are dropped (schema 2)
   EXPECT_EQ(record.at("result").at("correctness_passed"), true);
   EXPECT_EQ(record.at("result").at("robustness_passed"), false);
+  // The stress case's factor, as the reference reported it, and none on the seeds.
+  ASSERT_EQ(record.at("correctness").at("stress").size(), 1u);
+  EXPECT_EQ(record.at("correctness").at("stress")[0].at("large_factor"), 1000.0);
+  EXPECT_FALSE(record.at("correctness").at("seeds")[0].contains("large_factor"));
 
   // What the fakes were asked: 2 seeds + 1 stress case + 2 perturbations, each a reference and
   // a run; the seeds' runs write two outputs (determinism); one trace, load and compile.

@@ -57,3 +57,17 @@ def test_a_large_case_narrower_than_float32_is_left_to_the_second_step(tmp_path,
     # bfloat16 holds float32's range: its large case is drawn in the first step as usual.
     assert role.cmd_reference(request(tmp_path, inputs_only=True, task="matmul", stress="large",
                                       dtype="bfloat16"))["inputs"]
+
+
+def test_the_large_case_says_the_factor_it_used(tmp_path):
+    from pallasbench.task import registry
+
+    role = Reference()
+    declared = registry.load("mlp_block").STRESS.large_factor
+    for dtype, shrinks in (("float32", False), ("bfloat16", False), ("float16", True)):
+        (tmp_path / dtype).mkdir()
+        reply = role.cmd_reference(request(tmp_path / dtype, task="mlp_block", stress="large", dtype=dtype))
+        used = reply["large_factor"]
+        assert (used < declared) if shrinks else (used == declared), (dtype, used, declared)
+        assert 1 <= used
+    assert "large_factor" not in role.cmd_reference(request(tmp_path, task="mlp_block", stress="tiny"))

@@ -32,6 +32,7 @@ struct stress_outcome {
   std::uint64_t seed = 0;
   double atol_scale = 1;  // the reference's RMS when above 1 (see stress_tolerance)
   comparison against_reference;
+  std::optional<double> large_factor;  // the large case's factor as used (docs/dtypes.md); none for others
 };
 
 // The task's tolerance for a stress case: atol times the reference's RMS when that exceeds 1.

@@ -50,7 +50,7 @@ struct reference_request {
   problem_size size = problem_size::small;
   std::uint64_t seed = 0;
   std::string dir;
-  std::optional<std::string> stress;  // a stress case's inputs instead of the task's
+  std::optional<std::string> stress;   // a stress case's inputs instead of the task's
   std::optional<std::size_t> perturb;  // the input perturbed within its domain
   // The inputs alone (host work); the same request without it then makes the output (device work).
   bool inputs_only = false;
@@ -61,6 +61,7 @@ struct reference_request {
 struct reference_reply {
   std::vector<array_file> inputs;  // in the task's input order
   array_file output;
+  std::optional<double> large_factor;  // the large stress case's factor, as used (it may shrink at float16)
   [[nodiscard]] static reference_reply from_json(const nlohmann::json& j);
   [[nodiscard]] std::vector<std::string> input_paths() const;
   [[nodiscard]] std::vector<input_spec> input_specs() const;

@@ -138,16 +138,16 @@ class Reference:
         if req.inputs_only and self._fits_on_device(req):
             return {"inputs": []}  # drawing these inputs runs references: all in the next request
         if prepared is not None and prepared[0] == key and not req.inputs_only:
-            module, inputs, written = prepared[1:]
+            module, inputs, written, factor = prepared[1:]
         else:
-            module, inputs, written = self._write_inputs(req)
+            module, inputs, written, factor = self._write_inputs(req)
         if req.inputs_only:
             # The reference's compile too: host work, so it holds no device lease either.
             try:
                 self._compiled_reference(module, inputs, float64=req.stress is not None)
             except Exception as exc:
                 raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
-            self._prepared = (key, module, inputs, written)
+            self._prepared = (key, module, inputs, written, factor)
             return {"inputs": written}
         fitted, self._fitted = self._fitted, None
         try:
@@ -161,20 +161,24 @@ class Reference:
         ref = np.asarray(ref)
         wanted = dtypes.output_at_dtype(ref.dtype.name, [np.asarray(x).dtype.name for x in inputs], req.dtype)
         ref = ref.astype(dtypes.numpy_dtype(wanted))
-        return {"inputs": written, "output": tensors.save(str(Path(req.dir) / "ref.npy"), ref)}
+        reply = {"inputs": written, "output": tensors.save(str(Path(req.dir) / "ref.npy"), ref)}
+        if factor is not None:
+            reply["large_factor"] = factor  # the factor the large case used (it may shrink at float16)
+        return reply
 
     def _write_inputs(self, req: ReferenceRequest):
         """The request's inputs, drawn and written as .npy files into its dir: (module, arrays,
-        the files' descriptions)."""
+        the files' descriptions, the large case's factor or None)."""
         module = registry.load(req.task)
         if req.size not in module.SHAPES:
             raise CommandError("usage_error", f"reference: task '{module.NAME}' has no size '{req.size}' "
                                f"(it has {', '.join(module.SHAPES)})")
         shapes = module.SHAPES[req.size]
         case = req.stress
+        factor = None
         if case is not None:
             try:
-                inputs = self._stress_inputs(module, req, shapes)
+                inputs, factor = self._stress_inputs(module, req, shapes)
             except ValueError as exc:
                 raise CommandError("task_error", str(exc)) from exc
         else:
@@ -196,21 +200,23 @@ class Reference:
                                    f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
             logical = dtypes.at_dtype(np.asarray(array).dtype.name, req.dtype)
             written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array, logical) | {"name": spec.name})
-        return module, inputs, written
+        return module, inputs, written, factor
 
-    def _stress_inputs(self, module, req: ReferenceRequest, shapes: dict) -> list:
+    def _stress_inputs(self, module, req: ReferenceRequest, shapes: dict) -> tuple:
         """A stress case's inputs. TASKS.md sets each task's large factor where the reference
         stays finite, at float32. float16 holds less (65504): the matmul class's x1e3 rounds its
         large reference to Inf but where the sum cancelled, and those few elements, compared
         alone, fail even an exact float32 computation (mlp_block). At such a dtype the factor
         shrinks by sqrt(10) at a time, down to 1, until the float64 reference fits it (the
-        reference made for the check is kept for the request's output)."""
+        reference made for the check is kept for the request's output). Returns the inputs and
+        the large case's factor (None for another case)."""
         factor = module.STRESS.large_factor
         while True:
             rng = np.random.default_rng(req.seed)
             inputs = stress.make_inputs(module, req.stress, rng, shapes, factor)
+            used = factor if req.stress == "large" else None
             if req.stress != "large" or factor <= 1 or not _narrower_than_float32(req.dtype):
-                return inputs
+                return inputs, used
             rounded = [dtypes.round_to(a, req.dtype) for a in inputs]
             ref = self._run_reference(module, rounded, float64=True)
             wide = np.asarray(ref, np.float64)
@@ -220,7 +226,7 @@ class Reference:
                 if req.perturb is None:
                     key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
                     self._fitted = (key, ref)
-                return inputs
+                return inputs, used
             factor = max(1.0, factor / LARGE_FACTOR_STEP)
 
     @staticmethod
