@@ -23,7 +23,8 @@ using nlohmann::json;
 // A request's file name: its line and id, with only the characters a file name may safely hold.
 std::string file_name(std::size_t line, const std::string& id) {
   std::string safe;
-  for (const char c : id.substr(0, 64)) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_');
+  for (const char c : id.substr(0, 64))
+    safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_');
   return fmt::format("request{}_{}.py", line, safe);
 }
 
@@ -44,8 +45,8 @@ batch_request parse_request(const json& request, const std::string& where, std::
                             const std::filesystem::path& base, const batch_sources& sources) {
   if (!request.is_object()) throw usage_error(fmt::format("{}: a request is a JSON object", where));
   for (const auto& [key, value] : request.items())
-    if (key != "id" && key != "task" && key != "size" && key != "source" && key != "path")
-      throw usage_error(fmt::format("{}: unknown field \"{}\" (id, task, size, source or path)", where, key));
+    if (key != "id" && key != "task" && key != "size" && key != "dtype" && key != "source" && key != "path")
+      throw usage_error(fmt::format("{}: unknown field \"{}\" (id, task, size, dtype, source or path)", where, key));
   batch_request r;
   r.line = line;
   r.id = id_of(request.value("id", json(nullptr)), where);
@@ -56,6 +57,14 @@ batch_request parse_request(const json& request, const std::string& where, std::
       r.size = parse_enum<problem_size>(size);
     } catch (const std::invalid_argument&) {
       throw usage_error(fmt::format("{}: size \"{}\" is not small, medium or large", where, size));
+    }
+  }
+  if (request.contains("dtype")) {
+    const auto dtype = string_field(request, "dtype", where);
+    try {
+      r.dtype = parse_enum<float_dtype>(dtype);
+    } catch (const std::invalid_argument&) {
+      throw usage_error(fmt::format("{}: dtype \"{}\" is not float32, bfloat16 or float16", where, dtype));
     }
   }
   const bool has_source = request.contains("source"), has_path = request.contains("path");
@@ -104,8 +113,7 @@ batch read_batch(const std::string& file) {
     if (!in_file) throw usage_error(fmt::format("--batch {}: cannot read the file", file));
   }
   std::istream& in = from_stdin ? std::cin : in_file;
-  const auto base = from_stdin ? std::filesystem::current_path()
-                               : std::filesystem::absolute(file).parent_path();
+  const auto base = from_stdin ? std::filesystem::current_path() : std::filesystem::absolute(file).parent_path();
   batch b;
   b.sources = std::make_unique<batch_sources>();
   std::set<std::string> ids;

@@ -78,7 +78,8 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
       if (it == by_name.end())
         throw usage_error(
             fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line, r.id, r.task));
-      jobs.push_back({*it->second, facts(r.path), r.size.value_or(plan.flags.size), r.id});
+      jobs.push_back(
+          {*it->second, facts(r.path), r.size.value_or(plan.flags.size), r.dtype.value_or(plan.flags.dtype), r.id});
     }
     return jobs;
   }
@@ -87,12 +88,12 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     for (const auto& t : tasks) {
       candidate_spec own;  // the task's own kernel (candidate_kind::suite)
       own.sha256 = t.sha256;
-      jobs.push_back({t, own, plan.flags.size, ""});
+      jobs.push_back({t, own, plan.flags.size, plan.flags.dtype, ""});
     }
     return jobs;
   }
   for (const auto& path : plan.candidate_files)
-    for (const auto& t : tasks) jobs.push_back({t, facts(path), plan.flags.size, ""});
+    for (const auto& t : tasks) jobs.push_back({t, facts(path), plan.flags.size, plan.flags.dtype, ""});
   return jobs;
 }
 
@@ -104,7 +105,7 @@ std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const
   if (!flags.shard) return jobs;
   const auto all = jobs.size();
   std::erase_if(jobs, [&](const evaluation_job& job) {
-    return !flags.shard->contains(work_item::of(job.task, job.size, job.candidate.sha256));
+    return !flags.shard->contains(work_item::of(job.task, job.size, job.dtype, job.candidate.sha256));
   });
   fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(), all,
              jobs.empty() ? " (nothing to do here: no records are written)" : "");

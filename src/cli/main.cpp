@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--candidate,--candidates", eval.candidates,
                        "Python files defining kernel(*inputs), each evaluated against --task (in parallel lanes)");
   eval_cmd->add_option("--batch", eval.batch,
-                       "JSONL of requests, one a line: {\"id\", \"task\", \"size\" (optional), \"source\" or "
+                       "JSONL of requests, one a line: {\"id\", \"task\", \"size\" and \"dtype\" (optional), \"source\" or "
                        "\"path\"}; records come as each is done, with its id ('-': standard input)");
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");

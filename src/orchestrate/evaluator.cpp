@@ -35,8 +35,10 @@ evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config c
       m_project_sha(std::move(project_sha)),
       m_run_id(std::move(run_id)) {}
 
-task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate, problem_size size) {
+task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate, problem_size size,
+                                float_dtype dtype) {
   m_config.size = size;
+  m_config.dtype = dtype;
   return evaluate(task, candidate);
 }
 

@@ -111,7 +111,7 @@ void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::
     const auto start = clock::now();
     try {
       if (interrupted()) throw interrupted_error();
-      auto result = eval.evaluate(job.task, job.candidate, job.size);
+      auto result = eval.evaluate(job.task, job.candidate, job.size, job.dtype);
       result.wall_s = std::chrono::duration<double>(clock::now() - start).count();
       result.lane = lane;
       result.lanes = lanes;
@@ -148,7 +148,7 @@ std::vector<lane_activity> lane_activities(const std::vector<evaluator*>& lanes,
 
 run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config) {
   std::vector<evaluation_job> jobs;
-  for (const auto& task : tasks) jobs.push_back({task, candidate(task), config.size, ""});
+  for (const auto& task : tasks) jobs.push_back({task, candidate(task), config.size, config.dtype, ""});
   return run(jobs, config);
 }
 
@@ -170,9 +170,9 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
   const auto tell_recorded = [&](std::size_t i) {
     auto row = summary_row::from_record(*recorded[i]);
     row.recorded = true;
-    m_out.task_finished({++told, total, task_event::recorded_before, 0, jobs[i].task.name,
-                         std::string(to_string(jobs[i].size))},
-                        &row, recorded[i]);
+    m_out.task_finished(
+        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, std::string(to_string(jobs[i].size))}, &row,
+        recorded[i]);
     ++outcome.recorded;
     outcome.rows.push_back(std::move(row));
     outcome.records.push_back(*recorded[i]);

@@ -29,8 +29,8 @@ std::optional<int> whole_number(std::string_view text) {
 
 }  // namespace
 
-work_item work_item::of(const task_info& task, problem_size size, std::string candidate_sha256) {
-  return {task.name, size, task.output_dtype, std::move(candidate_sha256)};
+work_item work_item::of(const task_info& task, problem_size size, float_dtype dtype, std::string candidate_sha256) {
+  return {task.name, size, task.at(dtype).output_dtype, std::move(candidate_sha256)};
 }
 
 std::string work_item::canonical_text() const {
@@ -66,10 +66,10 @@ std::string shard_spec::to_string() const { return fmt::format("{}/{}", m_index,
 nlohmann::json shard_spec::to_json() const { return {{"index", m_index}, {"count", m_count}}; }
 
 std::vector<task_info> shard_share(const std::vector<task_info>& tasks, const shard_spec& shard, problem_size size,
-                                   const std::string& candidate_sha256) {
+                                   float_dtype dtype, const std::string& candidate_sha256) {
   std::vector<task_info> share;
   for (const auto& task : tasks)
-    if (shard.contains(work_item::of(task, size, candidate_sha256.empty() ? task.sha256 : candidate_sha256)))
+    if (shard.contains(work_item::of(task, size, dtype, candidate_sha256.empty() ? task.sha256 : candidate_sha256)))
       share.push_back(task);
   return share;
 }

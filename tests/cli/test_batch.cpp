@@ -32,19 +32,22 @@ std::string refusal(const std::string& file) {
 TEST(Batch, ReadsInlineSourcesAndPathsRelativeToTheFile) {
   temp_dir dir;
   write(dir / "k.py", "def kernel(x):\n    return x\n");
-  const auto file = write(dir / "b.jsonl",
-                          "{\"id\": \"one\", \"task\": \"relu\", \"source\": \"def kernel(x): return x\\n\"}\n"
-                          "\n"
-                          "{\"id\": 7, \"task\": \"add\", \"size\": \"medium\", \"path\": \"k.py\"}\n");
+  const auto file =
+      write(dir / "b.jsonl",
+            "{\"id\": \"one\", \"task\": \"relu\", \"source\": \"def kernel(x): return x\\n\"}\n"
+            "\n"
+            "{\"id\": 7, \"task\": \"add\", \"size\": \"medium\", \"dtype\": \"bfloat16\", \"path\": \"k.py\"}\n");
   const auto b = read_batch(file);
   ASSERT_EQ(b.requests.size(), 2u);
   EXPECT_EQ(b.requests[0].id, "one");
   EXPECT_EQ(b.requests[0].task, "relu");
   EXPECT_FALSE(b.requests[0].size.has_value());
+  EXPECT_FALSE(b.requests[0].dtype.has_value());
   std::ifstream inline_source(b.requests[0].path);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(inline_source), {}), "def kernel(x): return x\n");
   EXPECT_EQ(b.requests[1].id, "7");
   EXPECT_EQ(b.requests[1].size, problem_size::medium);
+  EXPECT_EQ(b.requests[1].dtype, float_dtype::bfloat16);
   EXPECT_EQ(std::filesystem::path(b.requests[1].path), (dir / "k.py").lexically_normal());
   EXPECT_EQ(b.requests[1].line, 3u);
 }
@@ -74,6 +77,8 @@ TEST(Batch, RefusesMalformedRequestsNamingFileAndLine) {
       {"{\"id\": \"a\", \"task\": \"relu\", \"source\": \"x\", \"path\": \"y.py\"}\n", "exactly one of"},
       {"{\"id\": \"a\", \"task\": \"relu\", \"path\": \"missing.py\"}\n", "b.jsonl:1: candidate file not found"},
       {"{\"id\": \"a\", \"task\": \"relu\", \"source\": \"x\", \"size\": \"huge\"}\n", "size \"huge\" is not small"},
+      {"{\"id\": \"a\", \"task\": \"relu\", \"source\": \"x\", \"dtype\": \"fp8\"}\n",
+       "b.jsonl:1: dtype \"fp8\" is not float32, bfloat16 or float16"},
       {"{\"id\": \"a\", \"task\": \"relu\", \"source\": \"x\", \"seed\": 3}\n", "unknown field \"seed\""},
       {"\n\n", "no request in it"},
   };

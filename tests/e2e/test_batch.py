@@ -60,3 +60,21 @@ def test_a_batch_from_standard_input_is_checked_line_by_line(env):
     good = json.dumps({"id": "a", "task": "relu", "source": "def kernel(x): return x"})
     result = run_cli(env, "eval", "--batch", "-", "--device", "cpu", input=good + "\n{not json\n")
     assert result.returncode == 2 and "<stdin>:2: not a JSON line" in result.stderr, result.stderr
+
+
+def test_each_request_may_name_its_dtype(env, tmp_path):
+    """A request's dtype overrides --dtype for it alone: the same kernel evaluated at bfloat16
+    and at the run's float16 gives records at each, with each dtype's tolerance."""
+    batch = tmp_path / "requests.jsonl"
+    good = str(CANDIDATES / "relu_good.py")
+    lines = [{"id": "bf16", "task": "relu", "dtype": "bfloat16", "path": good},
+             {"id": "default", "task": "relu", "path": good}]
+    batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--dtype", "float16",
+                     "--jobs", "1", "--json", timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    records = {r["request_id"]: r for r in map(json.loads, result.stdout.splitlines())}
+    assert records["bf16"]["dtype"] == "bfloat16" and records["bf16"]["config"]["dtype"] == "bfloat16"
+    assert records["default"]["dtype"] == "float16" and records["default"]["config"]["dtype"] == "float16"
+    assert records["bf16"]["tolerance"]["atol"] == 1e-2 and records["default"]["tolerance"]["atol"] == 2e-3
+    assert all(r["status"] == "ok" and r["result"]["robustness_passed"] for r in records.values())

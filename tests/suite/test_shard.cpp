@@ -129,8 +129,16 @@ TEST(WorkItem, CanonicalTextIsSortedJson) {
   task.name = "relu";
   task.output_dtype = "float32";
   task.sha256 = "own";
-  const auto own = work_item::of(task, problem_size::medium, "abc");
+  const auto own = work_item::of(task, problem_size::medium, float_dtype::float32, "abc");
   EXPECT_EQ(own.canonical_text(), item.canonical_text());
+  // At bfloat16 a float task is another item; a task with no float input is the same one.
+  task.tolerances["bfloat16"] = tolerance{};
+  task.dtypes = {{"x", "float32"}};
+  EXPECT_EQ(work_item::of(task, problem_size::medium, float_dtype::bfloat16, "abc").dtype, "bfloat16");
+  task.dtypes = {{"x", "int32"}};
+  task.output_dtype = "int32";
+  EXPECT_EQ(work_item::of(task, problem_size::medium, float_dtype::bfloat16, "abc").canonical_text(),
+            work_item::of(task, problem_size::medium, float_dtype::float32, "abc").canonical_text());
 }
 
 TEST(ShardSpec, EveryItemFallsInExactlyOneShard) {
@@ -184,7 +192,8 @@ std::vector<task_info> tasks_named(const std::vector<std::string>& names) {
 std::map<std::string, int> shard_of_each(const std::vector<task_info>& tasks, int count, const std::string& sha = "") {
   std::map<std::string, int> out;
   for (int index = 1; index <= count; ++index)
-    for (const auto& t : shard_share(tasks, shard_spec(index, count), problem_size::small, sha)) out[t.name] = index;
+    for (const auto& t : shard_share(tasks, shard_spec(index, count), problem_size::small, float_dtype::float32, sha))
+      out[t.name] = index;
   return out;
 }
 

@@ -76,7 +76,8 @@ public:
   // Never throws for a candidate's or worker's failure (it becomes the result's status);
   // rethrows interrupted_error so the caller can stop. `size` replaces the configuration's.
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
-  [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate, problem_size size);
+  [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate, problem_size size,
+                                     float_dtype dtype);
   // The phase of the evaluation in flight (none between evaluations): safe from any thread.
   [[nodiscard]] std::optional<work_phase> current_phase() const { return m_clock.current(); }
 
@@ -160,7 +161,7 @@ private:
   std::string m_run_id;
   run_trace* m_trace = nullptr;
   int m_trace_track = 0;
-  std::string m_trace_task;  // the evaluation in flight, as its phase spans name it
+  std::string m_trace_task;                          // the evaluation in flight, as its phase spans name it
   failure_phase m_phase = failure_phase::reference;  // the step in flight: a failure's blame
 };
 

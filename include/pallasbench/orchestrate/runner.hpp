@@ -27,6 +27,7 @@ struct evaluation_job {
   task_info task;
   candidate_spec candidate;
   problem_size size = problem_size::small;
+  float_dtype dtype = float_dtype::float32;
   std::string request_id;
 };
 

@@ -16,12 +16,15 @@ namespace pallasbench {
 struct work_item {
   std::string task;
   problem_size size = problem_size::small;
-  // The task's output dtype for now (task_info::output_dtype); a dtype tier will add more.
+  // The task's output dtype at the run's dtype (task_info::at): float32 runs keep the keys they
+  // had before the dtype axis; a task with no float input has one key at every dtype (the same
+  // evaluation).
   std::string dtype;
   std::string candidate_sha256;
 
-  // The task's own kernel (`run`) or a user candidate (`eval`) at one size.
-  [[nodiscard]] static work_item of(const task_info& task, problem_size size, std::string candidate_sha256);
+  // The task's own kernel (`run`) or a user candidate (`eval`) at one size and dtype.
+  [[nodiscard]] static work_item of(const task_info& task, problem_size size, float_dtype dtype,
+                                    std::string candidate_sha256);
 
   // Canonical JSON (sorted keys, no spaces): the text the shard is hashed from, so an item's
   // shard depends on the item alone, never on what else is selected.
@@ -55,6 +58,7 @@ private:
 // The tasks of `shard`'s share, in their order, for one candidate: `candidate_sha256`, or each
 // task's own kernel (its file's sha256) when empty.
 [[nodiscard]] std::vector<task_info> shard_share(const std::vector<task_info>& tasks, const shard_spec& shard,
-                                                 problem_size size, const std::string& candidate_sha256 = "");
+                                                 problem_size size, float_dtype dtype = float_dtype::float32,
+                                                 const std::string& candidate_sha256 = "");
 
 }  // namespace pallasbench

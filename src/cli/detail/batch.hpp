@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pallasbench/suite/dtype.hpp"
 #include "pallasbench/suite/size.hpp"
 
 namespace pallasbench::detail {
@@ -15,6 +16,7 @@ struct batch_request {
   std::string id;
   std::string task;
   std::optional<problem_size> size;  // none: --size
+  std::optional<float_dtype> dtype;  // none: --dtype
   std::string path;                  // absolute: the file given, or the inline source written out
   std::size_t line = 0;              // in the batch file, for messages
 };
