@@ -33,8 +33,9 @@ void add_timing_reply(const nlohmann::json& reply, side_sampling& side, timing_r
 // Whether the kernel's batch number `batch` (1-based) has its last output rechecked: batches 1,
 // 2, 4, 8, ... Saving and comparing an output costs a LARGE elementwise task ~0.2 s per batch
 // under the device's exclusive lease, more than its samples. A compiled module keeps no state
-// between calls; what can change its output under timing is what an earlier call left on the
-// device (an output buffer handed back still holding a result), and that shows from batch 1 on.
+// between calls: on the same inputs its output can change only through what earlier calls left
+// on the device (a buffer handed back), and batch 1's last call already follows many. A kernel
+// that does less work while its output stays right is the roofline floor's to catch.
 [[nodiscard]] bool rechecked_batch(int batch);
 
 }  // namespace pallasbench
