@@ -55,9 +55,10 @@ ctest: build
 	cd $(BUILD) && ctest --output-on-failure -j$$(nproc)
 
 # Two workers, whole files each (--dist loadfile keeps a file's module fixtures, such as the
-# corpus's one eval per task, in one process): the corpus (~4 min) runs beside everything else.
+# corpus's one eval per task, in one process), handed out slowest first in the order
+# tests/conftest.py sets (--no-loadscope-reorder: xdist would sort them by number of tests).
 pytest: setup test-deps
-	$(VPY) -m pytest -q -n 2 --dist loadfile tests/python tests/e2e
+	$(VPY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests/python tests/e2e
 
 test: ctest pytest
 
