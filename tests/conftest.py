@@ -15,7 +15,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 SECONDS = {
-    "e2e/test_run.py": 320,
+    "e2e/test_run.py": 380,
     "e2e/test_adversarial.py": 205,
     "e2e/test_soak.py": 195,
     "e2e/test_dtype_suite.py": 175,

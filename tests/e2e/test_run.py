@@ -120,38 +120,34 @@ def test_suite_level_passes_on_cpu(env, tmp_path, level, request):
     assert result.returncode == 0, result.stdout[-3000:]
 
 
-# The one-lane side of the comparison: a third of level 1, every kernel family among them.
-ONE_LANE_TASKS = ["add", "batched_matmul", "col_sum", "cross_entropy", "embedding_lookup", "layernorm",
-                  "log_softmax", "matmul", "nucleotide_onehot", "one_hot", "reduce_max", "scatter_add", "softmax"]
-
-
 def test_one_lane_and_two_give_the_same_records(env, tmp_path, level1_two_lanes):
-    """`run --level 1 --size small --jobs 2` and `--jobs 1` (one seed) of a third of its tasks: the
-    same records bar times, ids and placement, in the same order."""
-    two_result, two_all = level1_two_lanes
-    result = run_cli(env, "run", *reversed(ONE_LANE_TASKS), "--size", "small", "--device", "cpu", "--no-timing",
+    """`run --level 1 --size small --jobs 2` and `--jobs 1` (one seed): the same records bar
+    times, ids and placement, in the same order. The one-lane run names level 1's tasks in
+    reverse: records still come in the suite's order."""
+    two_result, two = level1_two_lanes
+    level1 = [r["kernel_name"] for r in two]
+    result = run_cli(env, "run", *reversed(level1), "--size", "small", "--device", "cpu", "--no-timing",
                      "--jobs", "1", "--seed", "7", "--out", tmp_path, timeout=1800)
     one_result, one = result, read_records(tmp_path / "records.jsonl")
     assert one_result.returncode == two_result.returncode == 0, one_result.stdout[-2000:]
     assert "1 lane(s)" in one_result.stdout and "2 lane(s)" in two_result.stdout
-    # Both in the suite's order (whatever order the tasks were named in), the two-lane run's
-    # completion order notwithstanding.
-    two = [r for r in two_all if r["kernel_name"] in ONE_LANE_TASKS]
-    assert [r["kernel_name"] for r in two_all] == sorted(r["kernel_name"] for r in two_all)
+    # Both in the suite's order, the two-lane run's completion order and the naming notwithstanding.
+    assert len(level1) == EXPECTED_TASKS[1] and level1 == sorted(level1)
     # Same order, same verdicts, same numbers: only ids, clocks and placement differ.
-    assert [r["kernel_name"] for r in one] == [r["kernel_name"] for r in two] == sorted(ONE_LANE_TASKS)
+    assert [r["kernel_name"] for r in one] == level1
     for a, b in zip(one, two):
         assert records_compare.differences(a, b) == ([], []), a["kernel_name"]
-    assert {r["placement"]["lane"] for r in two_all} == {0, 1}
-    assert all(r["placement"]["lanes"] == 2 for r in two_all)
+    assert {r["placement"]["lane"] for r in two} == {0, 1}
+    assert all(r["placement"]["lanes"] == 2 for r in two)
     # Each record's phases partition its evaluation's wall time; the run prints their totals.
     schema = record_schema.load()
     for record in one + two:
         assert record_schema.check(record, schema) == [], record["kernel_name"]
         assert phases_add_up(record), record["phases"]
         assert record["phases"]["reference_s"] > 0 and record["phases"]["trace_s"] > 0
-    for result, evaluated in ((one_result, len(ONE_LANE_TASKS)), (two_result, 38)):
-        assert f"where the time went ({evaluated} task(s) evaluated): artifacts" in result.stdout, result.stdout[-1500:]
+    for result in (one_result, two_result):
+        assert f"where the time went ({len(level1)} task(s) evaluated): artifacts" in result.stdout, \
+            result.stdout[-1500:]
 
 
 def test_artifacts_graph_and_dot(env, tmp_path):
