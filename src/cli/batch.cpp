@@ -8,7 +8,9 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -41,6 +43,19 @@ std::string string_field(const json& request, const char* name, const std::strin
   return it->get<std::string>();
 }
 
+// An optional field naming one of an enum's values ("size", "dtype"); none when absent.
+template <class Enum>
+std::optional<Enum> enum_field(const json& request, const char* name, std::string_view choices,
+                               const std::string& where) {
+  if (!request.contains(name)) return std::nullopt;
+  const auto text = string_field(request, name, where);
+  try {
+    return parse_enum<Enum>(text);
+  } catch (const std::invalid_argument&) {
+    throw usage_error(fmt::format("{}: {} \"{}\" is not {}", where, name, text, choices));
+  }
+}
+
 batch_request parse_request(const json& request, const std::string& where, std::size_t line,
                             const std::filesystem::path& base, const batch_sources& sources) {
   if (!request.is_object()) throw usage_error(fmt::format("{}: a request is a JSON object", where));
@@ -51,22 +66,8 @@ batch_request parse_request(const json& request, const std::string& where, std::
   r.line = line;
   r.id = id_of(request.value("id", json(nullptr)), where);
   r.task = string_field(request, "task", where);
-  if (request.contains("size")) {
-    const auto size = string_field(request, "size", where);
-    try {
-      r.size = parse_enum<problem_size>(size);
-    } catch (const std::invalid_argument&) {
-      throw usage_error(fmt::format("{}: size \"{}\" is not small, medium or large", where, size));
-    }
-  }
-  if (request.contains("dtype")) {
-    const auto dtype = string_field(request, "dtype", where);
-    try {
-      r.dtype = parse_enum<float_dtype>(dtype);
-    } catch (const std::invalid_argument&) {
-      throw usage_error(fmt::format("{}: dtype \"{}\" is not float32, bfloat16 or float16", where, dtype));
-    }
-  }
+  r.size = enum_field<problem_size>(request, "size", "small, medium or large", where);
+  r.dtype = enum_field<float_dtype>(request, "dtype", "float32, bfloat16 or float16", where);
   const bool has_source = request.contains("source"), has_path = request.contains("path");
   if (has_source == has_path) throw usage_error(fmt::format("{}: give exactly one of \"source\" and \"path\"", where));
   if (has_source) {
