@@ -135,7 +135,7 @@ class Reference:
         self._device_inputs.drop()
         key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
         prepared, self._prepared = self._prepared, None
-        if req.inputs_only and self._fits_on_device(req):
+        if req.inputs_only and self._drawing_runs_references(req):
             return {"inputs": []}  # drawing these inputs runs references: all in the next request
         if prepared is not None and prepared[0] == key and not req.inputs_only:
             module, inputs, written, factor = prepared[1:]
@@ -230,13 +230,14 @@ class Reference:
             factor = max(1.0, factor / LARGE_FACTOR_STEP)
 
     @staticmethod
-    def _fits_on_device(req: ReferenceRequest) -> bool:
+    def _drawing_runs_references(req: ReferenceRequest) -> bool:
         """Whether drawing the request's inputs runs references on the device: a large case
         at a dtype narrower than float32 (_stress_inputs)."""
         return req.stress == "large" and _narrower_than_float32(req.dtype)
 
     @staticmethod
-    def _wide(module, inputs, float64: bool) -> bool:
+    def _wide(module, float64: bool) -> bool:
+        """Whether the reference computes in float64 (a stress case, or the task declares it)."""
         return float64 or getattr(module, "REFERENCE_FLOAT64", False)
 
     def _compiled_reference(self, module, inputs, float64: bool = False):
@@ -246,7 +247,7 @@ class Reference:
         the timed XLA baseline is compiled apart, autotuned: cmd_time_reference)."""
         import jax
 
-        wide = self._wide(module, inputs, float64)
+        wide = self._wide(module, float64)
         precision = "float64" if wide else "highest"
         avals = tuple(jax.ShapeDtypeStruct(np.shape(x), np.float64 if wide and np.issubdtype(np.asarray(x).dtype,
                                                                                             np.floating)
@@ -270,7 +271,7 @@ class Reference:
         import jax
 
         compiled = self._compiled_reference(module, inputs, float64)
-        if not self._wide(module, inputs, float64):
+        if not self._wide(module, float64):
             return jax.block_until_ready(compiled(*inputs))
         out_dtype = jax.eval_shape(module.reference, *inputs).dtype
         wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in inputs]
