@@ -41,8 +41,8 @@ def reference(x, wg, wu, wd):
 
 def kernel(x, wg, wu, wd):
     h = mm.fused_matmul(x, (wg, wu), lambda g, u: mm.silu(g) * u, out_dtype=mm.hidden_dtype(x.dtype),
-                        name=NAME + "_gate_up")
-    return mm.fused_matmul(h, (wd,), lambda acc: acc, out_dtype=x.dtype, name=NAME + "_down")
+                        name=NAME + "_gate_up", task=NAME)
+    return mm.fused_matmul(h, (wd,), lambda acc: acc, out_dtype=x.dtype, name=NAME + "_down", task=NAME)
 
 
 def flops(shapes):

@@ -42,9 +42,9 @@ def reference(x, w1, b1, w2, b2):
 
 def kernel(x, w1, b1, w2, b2):
     h = mm.fused_matmul(x, (w1,), lambda acc, b: mm.gelu(acc + b), bias=b1,
-                        out_dtype=mm.hidden_dtype(x.dtype), name=NAME + "_up")
+                        out_dtype=mm.hidden_dtype(x.dtype), name=NAME + "_up", task=NAME)
     return mm.fused_matmul(h, (w2,), lambda acc, b: acc + b, bias=b2, out_dtype=x.dtype,
-                           name=NAME + "_down")
+                           name=NAME + "_down", task=NAME)
 
 
 def flops(shapes):

@@ -35,7 +35,6 @@ epilogue are float32, and the tile is rounded once on store. K steps are 128 byt
 `hidden_dtype`: float16 overflows where the float32 one of the reference does not.
 """
 
-import contextlib
 import functools
 
 import jax
@@ -44,6 +43,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 from pallasbench.kernels import masked
 
@@ -69,21 +69,11 @@ GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh 
 # Contract x's last dim with the packed weight's last dim: x @ w_packed^T, no explicit transpose.
 _NT_DIMS = (((1,), (1,)), ((), ()))
 
-# Tuning hook (bench/tune_matmul.py): values set here replace the plan's and the call's choices
-# while a kernel is traced. Keys: bm, bn (per weight) or width (all weights together), bk,
-# num_warps, num_stages, round_x, round_w, round_out.
-_OVERRIDES: dict = {}
-
-
-@contextlib.contextmanager
-def overrides(**kw):
-    """Within the block, fused_matmul traces with these plan/rounding choices (tuning only)."""
-    global _OVERRIDES
-    previous, _OVERRIDES = _OVERRIDES, {**_OVERRIDES, **kw}
-    try:
-        yield
-    finally:
-        _OVERRIDES = previous
+# Tunable choices (pallasbench.task.tuning, read under the task's name; bench/probe.py):
+# bm, bn (per weight) or width (all weights together), bk, num_warps, num_stages, group_m, pack,
+# round_x, round_w, round_out.
+TUNABLE = ("bm", "bn", "width", "bk", "num_warps", "num_stages", "group_m", "pack", "round_x",
+           "round_w", "round_out")
 
 
 def relu(y):
@@ -141,12 +131,12 @@ def _plan(m: int, n: int, k: int, n_w: int, itemsize: int = 4):
     return bm, bn, bk, 4, 3
 
 
-def tile_ids(pid, grid_m: int, grid_n: int):
-    """Program id -> (row tile, column tile), grouped: GROUP_M row tiles per sweep of columns."""
+def tile_ids(pid, grid_m: int, grid_n: int, group_m: int = GROUP_M):
+    """Program id -> (row tile, column tile), grouped: group_m row tiles per sweep of columns."""
     # lax.div/rem: C semantics, which is all a non-negative id needs (// adds sign fix-ups).
-    width = GROUP_M * grid_n
-    first_m = lax.div(pid, width) * GROUP_M
-    rows = jnp.minimum(grid_m - first_m, GROUP_M)
+    width = group_m * grid_n
+    first_m = lax.div(pid, width) * group_m
+    rows = jnp.minimum(grid_m - first_m, group_m)
     in_group = lax.rem(pid, width)
     return first_m + lax.rem(in_group, rows), lax.div(in_group, rows)
 
@@ -181,26 +171,42 @@ def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_w
     return packed.reshape(n_w * n, k)  # row-major: a free reshape
 
 
-def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round_out,
-          bm, bn, bk, k_steps, grid, dot_dtype):
-    o_ref = refs[-1]
-    pid_m, pid_n = tile_ids(pl.program_id(0), *grid)
-    rows = pl.ds(pl.multiple_of(pid_m * bm, bm), bm)
-    wrows = pl.ds(pl.multiple_of(pid_n * (n_w * bn), n_w * bn), n_w * bn)
+def packs_weights(dot_dtype) -> bool:
+    """Whether the weights are packed K-major first (the shipped default): for float32 dots,
+    whose TF32 wgmma reads a 32-bit operand from shared memory K-major only. 16-bit wgmma reads
+    either major order, so bfloat16/float16 weights are read as they are (no packing pass)."""
+    return jnp.dtype(dot_dtype).itemsize == 4
 
-    def step(k, acc):
+
+def _body(x_ref, *refs, n_w, packed, has_bias, prologue, epilogue, round_x, round_out,
+          bm, bn, bk, k_steps, grid, group_m, dot_dtype):
+    w_refs = refs[:1] if packed else refs[:n_w]
+    bias_ref, o_ref = (refs[len(w_refs)] if has_bias else None), refs[-1]
+    pid_m, pid_n = tile_ids(pl.program_id(0), *grid, group_m)
+    rows = pl.ds(pl.multiple_of(pid_m * bm, bm), bm)
+    width = n_w * bn if packed else bn  # columns of one weight tile
+    cols = pl.ds(pl.multiple_of(pid_n * width, width), width)
+
+    def step(k, accs):
         ks = pl.ds(pl.multiple_of(k * bk, bk), bk)
         xt = prologue(x_ref[rows, ks]).astype(dot_dtype)  # no-ops when all is one dtype
         if round_x:
             xt = round_tf32(xt)
-        wt = w_ref[wrows, ks].astype(dot_dtype)
-        return acc + lax.dot_general(xt, wt, _NT_DIMS,
-                                     precision=lax.Precision.DEFAULT,  # TF32 whatever the config
-                                     preferred_element_type=jnp.float32)
+        if packed:  # (n_w * bn, bk) K-major tile of all weights: x @ w_packed^T, one dot
+            wt = w_refs[0][cols, ks].astype(dot_dtype)
+            return (accs[0] + lax.dot_general(xt, wt, _NT_DIMS, precision=lax.Precision.DEFAULT,
+                                              preferred_element_type=jnp.float32),)
+        # (bk, bn) row-major tiles of each weight, one dot each
+        return tuple(acc + jnp.dot(xt, w_ref[ks, cols].astype(dot_dtype),
+                                   precision=lax.Precision.DEFAULT,
+                                   preferred_element_type=jnp.float32)
+                     for acc, w_ref in zip(accs, w_refs))
 
-    acc = lax.fori_loop(0, k_steps, step, jnp.zeros((bm, n_w * bn), jnp.float32))
-    parts = jnp.split(acc, n_w, axis=1) if n_w > 1 else (acc,)
-    extra = (refs[0][...].astype(jnp.float32),) if has_bias else ()
+    n_acc, acc_width = (1, n_w * bn) if packed else (n_w, bn)
+    accs = lax.fori_loop(0, k_steps, step,
+                         tuple(jnp.zeros((bm, acc_width), jnp.float32) for _ in range(n_acc)))
+    parts = jnp.split(accs[0], n_w, axis=1) if packed and n_w > 1 else accs
+    extra = (bias_ref[...].astype(jnp.float32),) if has_bias else ()
     out = epilogue(*parts, *extra)
     if round_out:
         out = round_tf32(out)
@@ -208,57 +214,60 @@ def _body(x_ref, w_ref, *refs, n_w, has_bias, prologue, epilogue, round_x, round
 
 
 def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=False,
-                 round_w=False, round_out=False, out_dtype=None, name="fused_matmul"):
-    """epilogue(x' @ w_1, ..., x' @ w_n[, bias]) with x' = prologue(x): a weight-packing pass,
-    then one matmul pallas_call.
+                 round_w=False, round_out=False, out_dtype=None, name="fused_matmul", task=None):
+    """epilogue(x' @ w_1, ..., x' @ w_n[, bias]) with x' = prologue(x): a weight-packing pass
+    (float32 dots; see `packs_weights`), then one matmul pallas_call.
 
     x is (M, K), every weight (K, N), n = len(weights) a power of two, bias (N,) or None.
     epilogue maps float32 (bm, bn) tiles (and a (1, bn) bias tile) to the output tile; prologue
     maps float32 (bm, bk) tiles of x and must send 0 to 0 (padding). round_x / round_w /
     round_out round x's tiles in the kernel / the packed weights / the result to nearest TF32
     (not needed where Triton rounds dot operands itself, as on the H200). Ragged M, N, K are
-    zero-padded outside the kernel.
+    zero-padded outside the kernel. Every choice is tunable under `task` (default: `name`;
+    pallasbench.task.tuning, the keys are TUNABLE): a task of two matmuls tunes both at once.
 
     The dot takes x's and the weights' common dtype (a float32 hidden layer meets float16
     weights as float32, exactly); the output is out_dtype, x's dtype by default.
     """
-    ov = _OVERRIDES
     (m, k), n = x.shape, weights[0].shape[1]
     n_w = len(weights)
     if n_w != tl.next_pow2(n_w):
         raise ValueError(f"{name}: {n_w} weights; the epilogue split needs a power of two")
     dot_dtype = jnp.promote_types(x.dtype, weights[0].dtype)
+    pick = functools.partial(tuning.choice, task or name)
     bm, bn, bk, num_warps, num_stages = _plan(m, n, k, n_w, dot_dtype.itemsize)
-    bm, bk = ov.get("bm", bm), ov.get("bk", bk)
-    bn = ov["width"] // n_w if "width" in ov else ov.get("bn", bn)
-    num_warps, num_stages = ov.get("num_warps", num_warps), ov.get("num_stages", num_stages)
-    round_x, round_w = ov.get("round_x", round_x), ov.get("round_w", round_w)
-    round_out = ov.get("round_out", round_out)
+    bm, bk = pick("bm", bm), pick("bk", bk)
+    bn = pick("width", None) // n_w if pick("width", None) else pick("bn", bn)
+    num_warps, num_stages = pick("num_warps", num_warps), pick("num_stages", num_stages)
+    round_x, round_w = pick("round_x", round_x), pick("round_w", round_w)
+    round_out, group_m = pick("round_out", round_out), pick("group_m", GROUP_M)
+    packed = pick("pack", packs_weights(dot_dtype)) or round_w
 
     xp = masked.pad_to_multiple(masked.pad_to_multiple(x, 0, bm), 1, bk)
     mp, kp = xp.shape
     wps = [masked.pad_to_multiple(masked.pad_to_multiple(w, 0, bk), 1, bn) for w in weights]
     np_ = wps[0].shape[1]
-    w_packed = pack_weights(wps, bn, rounded=round_w, name=name + "_pack")
     grid = (mp // bm, np_ // bn)
 
     any_spec = pl.BlockSpec(memory_space=pl.ANY)  # tiles are loaded by the K loop itself
-    in_specs = [any_spec, any_spec]
-    operands = [xp, w_packed]
+    w_operands = [pack_weights(wps, bn, rounded=round_w, name=name + "_pack")] if packed else wps
+    in_specs = [any_spec] * (1 + len(w_operands))
+    operands = [xp, *w_operands]
     if bias is not None:
-        in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid)[1])))
+        in_specs.append(pl.BlockSpec((1, bn), lambda p: (0, tile_ids(p, *grid, group_m)[1])))
         operands.append(masked.pad_to_multiple(bias.reshape(1, n), 1, bn))
 
     body = functools.partial(
-        _body, n_w=n_w, has_bias=bias is not None, prologue=prologue or (lambda t: t),
-        epilogue=epilogue, round_x=round_x, round_out=round_out,
-        bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid, dot_dtype=dot_dtype)
+        _body, n_w=n_w, packed=packed, has_bias=bias is not None,
+        prologue=prologue or (lambda t: t), epilogue=epilogue, round_x=round_x,
+        round_out=round_out, bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid, group_m=group_m,
+        dot_dtype=dot_dtype)
     out = pl.pallas_call(
         body,
         out_shape=jax.ShapeDtypeStruct((mp, np_), out_dtype or x.dtype),
         grid=(grid[0] * grid[1],),
         in_specs=in_specs,
-        out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid)),
+        out_specs=pl.BlockSpec((bm, bn), lambda p: tile_ids(p, *grid, group_m)),
         compiler_params=tl.triton_params(num_warps=num_warps, num_stages=num_stages),
         name=name,
     )(*operands)
