@@ -106,6 +106,7 @@ def time_fn(fn, inputs, samples: int, timer) -> dict:
 
 def probe_task(task: str, variants: dict, size: str, dtype: str, samples: int, timer, emit):
     import jax
+    import jax.numpy as jnp
 
     from pallasbench.task import dtypes, registry, tuning
 
@@ -115,7 +116,9 @@ def probe_task(task: str, variants: dict, size: str, dtype: str, samples: int, t
     inputs = inputs_at(module, size, dtype)
     tol = dtypes.tolerances(module)[dtype]
     with jax.default_matmul_precision("highest"):
-        ref = jax.jit(module.reference)(*[x.astype("float32") if x.dtype.kind == "f" else x for x in inputs])
+        # float32 on the dtype's values (jnp.issubdtype: numpy calls ml_dtypes' bfloat16 kind "V")
+        ref = jax.jit(module.reference)(*[x.astype("float32") if jnp.issubdtype(x.dtype, jnp.floating) else x
+                                          for x in inputs])
     precision = "default" if getattr(module, "USES_TF32", False) or dtype != dtypes.FLOAT32 else "highest"
 
     def xla(*xs):
@@ -134,7 +137,8 @@ def probe_task(task: str, variants: dict, size: str, dtype: str, samples: int, t
         rows.append(row)
         try:  # tracing reads the tuning values, so it runs inside the variant's block
             with tuning.variant(task, **values):
-                lowered.append(jax.jit(module.kernel).lower(*inputs))
+                # a fresh function: jit caches traces by function, which would reuse the default's
+                lowered.append(jax.jit(lambda *xs: module.kernel(*xs)).lower(*inputs))
         except Exception as exc:
             row["error"] = _error(exc)
             lowered.append(None)

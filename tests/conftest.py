@@ -21,6 +21,7 @@ SECONDS = {
     "e2e/test_dtype_suite.py": 175,
     "e2e/test_reliability.py": 140,
     "python/test_tasks.py": 100,
+    "python/test_tuning.py": 17,
     "e2e/test_trusted_inputs.py": 90,
     "e2e/test_shard.py": 55,
     "e2e/test_api.py": 50,
