@@ -2,7 +2,7 @@
 
 Names: tBMxWIDTHkBKwWARPSsSTAGES (WIDTH: dot columns, all weights together), `pack` /
 `nopack` where the weights' packing pass is forced on or off (default: packed for float32
-dots, read as they are for 16-bit ones).
+dots, read as they are for 16-bit ones), `swap` for the unpacked product computed transposed.
 """
 
 
@@ -24,6 +24,10 @@ _VARIANTS = {
     "t128x256k32w8s3": {**_tile(128, 256, 32, 8, 3), **F32},
     "nopack": {"pack": False, **F32},
     "nopack_t128x128k32w4s3": {**_tile(128, 128, 32, 4, 3, pack=False), **F32},
+    # unpacked, the product computed transposed: the N-major weight tile as the first operand
+    "swap": {"pack": False, "swap": True, **F32},
+    "swap_t128x128k32w4s3": {**_tile(128, 128, 32, 4, 3, pack=False, swap=True), **F32},
+    "swap_t128x64k32w4s4": {**_tile(128, 64, 32, 4, 4, pack=False, swap=True), **F32},
     # bfloat16 / float16: K steps of 64
     "pack": {"pack": True, **LOW},
     "t128x128k64w4s3": {**_tile(128, 128, 64, 4, 3), **LOW},

@@ -68,12 +68,14 @@ GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh 
 
 # Contract x's last dim with the packed weight's last dim: x @ w_packed^T, no explicit transpose.
 _NT_DIMS = (((1,), (1,)), ((), ()))
+# Contract a (bk, bn) weight tile's first dim with x's last: (x @ w)^T = w^T @ x^T, (bn, bm).
+_TN_DIMS = (((0,), (1,)), ((), ()))
 
 # Tunable choices (pallasbench.task.tuning, read under the task's name; bench/probe.py):
 # bm, bn (per weight) or width (all weights together), bk, num_warps, num_stages, group_m, pack,
 # round_x, round_w, round_out.
-TUNABLE = ("bm", "bn", "width", "bk", "num_warps", "num_stages", "group_m", "pack", "round_x",
-           "round_w", "round_out")
+TUNABLE = ("bm", "bn", "width", "bk", "num_warps", "num_stages", "group_m", "pack", "swap",
+           "round_x", "round_w", "round_out")
 
 
 def relu(y):
@@ -178,7 +180,7 @@ def packs_weights(dot_dtype) -> bool:
     return jnp.dtype(dot_dtype).itemsize == 4
 
 
-def _body(x_ref, *refs, n_w, packed, has_bias, prologue, epilogue, round_x, round_out,
+def _body(x_ref, *refs, n_w, packed, swapped, has_bias, prologue, epilogue, round_x, round_out,
           bm, bn, bk, k_steps, grid, group_m, dot_dtype):
     w_refs = refs[:1] if packed else refs[:n_w]
     bias_ref, o_ref = (refs[len(w_refs)] if has_bias else None), refs[-1]
@@ -196,15 +198,22 @@ def _body(x_ref, *refs, n_w, packed, has_bias, prologue, epilogue, round_x, roun
             wt = w_refs[0][cols, ks].astype(dot_dtype)
             return (accs[0] + lax.dot_general(xt, wt, _NT_DIMS, precision=lax.Precision.DEFAULT,
                                               preferred_element_type=jnp.float32),)
-        # (bk, bn) row-major tiles of each weight, one dot each
-        return tuple(acc + jnp.dot(xt, w_ref[ks, cols].astype(dot_dtype),
-                                   precision=lax.Precision.DEFAULT,
-                                   preferred_element_type=jnp.float32)
+        # (bk, bn) row-major tiles of each weight, one dot each; swapped: (x @ w)^T = w^T @ x^T,
+        # the weight tile the dot's first operand (which wgmma may take from registers, in any
+        # order) and x's K-major tile the second
+        return tuple(acc + (lax.dot_general(w_ref[ks, cols].astype(dot_dtype), xt, _TN_DIMS,
+                                            precision=lax.Precision.DEFAULT,
+                                            preferred_element_type=jnp.float32) if swapped else
+                            jnp.dot(xt, w_ref[ks, cols].astype(dot_dtype),
+                                    precision=lax.Precision.DEFAULT,
+                                    preferred_element_type=jnp.float32))
                      for acc, w_ref in zip(accs, w_refs))
 
-    n_acc, acc_width = (1, n_w * bn) if packed else (n_w, bn)
+    n_acc, acc_shape = (1, (bm, n_w * bn)) if packed else (n_w, (bn, bm) if swapped else (bm, bn))
     accs = lax.fori_loop(0, k_steps, step,
-                         tuple(jnp.zeros((bm, acc_width), jnp.float32) for _ in range(n_acc)))
+                         tuple(jnp.zeros(acc_shape, jnp.float32) for _ in range(n_acc)))
+    if swapped:
+        accs = tuple(acc.T for acc in accs)
     parts = jnp.split(accs[0], n_w, axis=1) if packed and n_w > 1 else accs
     extra = (bias_ref[...].astype(jnp.float32),) if has_bias else ()
     out = epilogue(*parts, *extra)
@@ -242,6 +251,7 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     round_x, round_w = pick("round_x", round_x), pick("round_w", round_w)
     round_out, group_m = pick("round_out", round_out), pick("group_m", GROUP_M)
     packed = pick("pack", packs_weights(dot_dtype)) or round_w
+    swapped = not packed and pick("swap", False)
 
     xp = masked.pad_to_multiple(masked.pad_to_multiple(x, 0, bm), 1, bk)
     mp, kp = xp.shape
@@ -258,7 +268,7 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
         operands.append(masked.pad_to_multiple(bias.reshape(1, n), 1, bn))
 
     body = functools.partial(
-        _body, n_w=n_w, packed=packed, has_bias=bias is not None,
+        _body, n_w=n_w, packed=packed, swapped=swapped, has_bias=bias is not None,
         prologue=prologue or (lambda t: t), epilogue=epilogue, round_x=round_x,
         round_out=round_out, bm=bm, bn=bn, bk=bk, k_steps=kp // bk, grid=grid, group_m=group_m,
         dot_dtype=dot_dtype)
