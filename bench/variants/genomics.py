@@ -1,0 +1,13 @@
+"""Variants of the genomics-class and small-row kernels for bench/probe.py (issue 19)."""
+
+VARIANTS = {
+    "pairwise_distance": {
+        "t32": {"tile_m": 32, "tile_n": 32},
+        "t16x64": {"tile_m": 16, "tile_n": 64, "num_warps": 2},
+        "t32x64_w2": {"tile_m": 32, "tile_n": 64, "num_warps": 2},
+        "dot_t64": {"form": "dot"},
+        "dot_t32": {"form": "dot", "tile_m": 32, "tile_n": 32},
+        "dot_t32x64": {"form": "dot", "tile_m": 32, "tile_n": 64},
+        "dot_t64x128_w8": {"form": "dot", "tile_m": 64, "tile_n": 128, "num_warps": 8},
+    },
+}
