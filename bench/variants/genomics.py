@@ -10,4 +10,12 @@ VARIANTS = {
         "dot_t32x64": {"form": "dot", "tile_m": 32, "tile_n": 64},
         "dot_t64x128_w8": {"form": "dot", "tile_m": 64, "tile_n": 128, "num_warps": 8},
     },
+    "sequence_match": {
+        "t2048": {"tile": 2048},
+        "t2048_c512": {"tile": 2048, "max_cols": 512},
+        "packed": {"packed": True},
+        "packed_t2048": {"packed": True, "tile": 2048},
+        "packed_t8192_w8": {"packed": True, "tile": 8192, "num_warps": 8},
+        "packed_t4096_c2048": {"packed": True, "max_cols": 2048},
+    },
 }
