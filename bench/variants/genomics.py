@@ -18,4 +18,12 @@ VARIANTS = {
         "packed_t8192_w8": {"packed": True, "tile": 8192, "num_warps": 8},
         "packed_t4096_c2048": {"packed": True, "max_cols": 2048},
     },
+    "triangle_update": {
+        "strided": {"layout": "strided"},
+        "strided_t16": {"layout": "strided", "tile": 16},
+        "t16": {"tile": 16},
+        "strided_t16_w2": {"layout": "strided", "tile": 16, "num_warps": 2},
+        "strided_1pass": {"layout": "strided", "passes": 1, "_dtypes": ["float32"]},
+        "strided_t32_w8": {"layout": "strided", "tile": 32, "num_warps": 8},
+    },
 }
