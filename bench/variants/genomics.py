@@ -26,4 +26,11 @@ VARIANTS = {
         "strided_1pass": {"layout": "strided", "passes": 1, "_dtypes": ["float32"]},
         "strided_t32_w8": {"layout": "strided", "tile": 32, "num_warps": 8},
     },
+    "pwm_scan": {
+        "inside": {"weights": "inside"},
+        "inside_t64_w2": {"weights": "inside", "tile": 64, "num_warps": 2},
+        "inside_t32_w1": {"weights": "inside", "tile": 32, "num_warps": 1},
+        "inside_t256_w8": {"weights": "inside", "tile": 256, "num_warps": 8},
+        "t64_w2": {"tile": 64, "num_warps": 2},
+    },
 }
