@@ -33,4 +33,10 @@ VARIANTS = {
         "inside_t256_w8": {"weights": "inside", "tile": 256, "num_warps": 8},
         "t64_w2": {"tile": 64, "num_warps": 2},
     },
+    "gather": {
+        "b8k": {"block_bytes": 8 * 1024},
+        "b8k_w2": {"block_bytes": 8 * 1024, "num_warps": 2},
+        "b4k_w2": {"block_bytes": 4 * 1024, "num_warps": 2},
+        "b32k_w8": {"block_bytes": 32 * 1024, "num_warps": 8},
+    },
 }
