@@ -16,6 +16,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 NAME = "gather"
 LEVEL = 1
@@ -59,7 +60,9 @@ def _body(x_ref, idx_ref, o_ref, *, rows, cols):
 
 def kernel(x, idx):
     rows, cols = x.shape
-    br, bj = tl.block_2d(idx.shape, 4, BLOCK_BYTES)
+    # Tunable (tuning.choice): smaller blocks give more programs (MEDIUM's 128 is under one
+    # per SM on an H200's 132), with warps to match.
+    br, bj = tl.block_2d(idx.shape, 4, tuning.choice(NAME, "block_bytes", BLOCK_BYTES))
     spec = pl.BlockSpec((br, bj), lambda i, j: (i, j))
     return pl.pallas_call(
         functools.partial(_body, rows=rows, cols=cols),
@@ -67,7 +70,8 @@ def kernel(x, idx):
         grid=(tl.cdiv(idx.shape[0], br), tl.cdiv(idx.shape[1], bj)),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY), spec],
         out_specs=spec,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "num_warps", 4),
+                                         num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(x, idx)
 
 

@@ -1,10 +1,18 @@
 """pairwise_distance: out[i, j] = sqrt(sum_d (x[i, d] - x[j, d])^2 + 1e-8), (N, N).
 
-Each program owns a (TILE, TILE) output tile and accumulates squared differences one feature
-at a time (rank-1 updates from an x column of the row tile and of the column tile). Differences
-are formed explicitly, in fp32: the |x|^2 + |y|^2 - 2 x.y form would cancel catastrophically
-near the diagonal, and D is too small for tensor cores to pay off. bfloat16/float16 features are
-widened to fp32 before the differences; the distance is rounded once to x's dtype.
+Each program owns a (TILE_M, TILE_N) output tile. The shipped form ("diff") accumulates squared
+differences one feature at a time (rank-1 updates from an x column of the row tile and of the
+column tile), formed explicitly in fp32. bfloat16/float16 features are widened to fp32 before the
+differences; the distance is rounded once to x's dtype.
+
+The tunable "dot" form computes |x_i|^2 + |x_j|^2 - 2 x_i.x_j with the cross term as one tile
+dot (fp32 accumulation): tensor cores at bfloat16/float16, whose products are exact in fp32;
+at float32 the dot is pinned to IEEE fp32 (no TF32: USES_TF32 is False). The form cancels where
+rows nearly coincide: the diagonal (a row with itself) is pinned to exactly zero before the eps,
+the rounded difference is clamped at zero, and rows that differ by less than ~sqrt(ulp)*|x| lose
+their small distance (absolute error ~ sqrt(ulp(|x|^2)); the suite's inputs have none).
+Tiles, warps and stages are tunable (tuning.choice) so a tuning run can trade tile size for
+programs on a large GPU.
 """
 
 import functools
@@ -14,6 +22,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 NAME = "pairwise_distance"
 LEVEL = 2
@@ -47,20 +56,45 @@ def _body(xi_ref, xj_ref, o_ref, *, features):
     o_ref[...] = jnp.sqrt(acc + EPS).astype(o_ref.dtype)
 
 
+def _dot_body(xi_ref, xj_ref, o_ref):
+    tm, tn = xi_ref.shape[0], xj_ref.shape[0]
+    xi, xj = xi_ref[...], xj_ref[...]
+    # bf16/f16 operands: tensor-core dot, exact products, fp32 sums. f32: IEEE fp32, not TF32.
+    precision = jax.lax.Precision.HIGHEST if xi.dtype == jnp.float32 else None
+    cross = jax.lax.dot_general(xi, xj, (((1,), (1,)), ((), ())), precision=precision,
+                                preferred_element_type=jnp.float32)
+    xi32, xj32 = xi.astype(jnp.float32), xj.astype(jnp.float32)
+    sq_i = jnp.sum(xi32 * xi32, axis=1)[:, None]
+    sq_j = jnp.sum(xj32 * xj32, axis=1)[None, :]
+    d2 = jnp.maximum(sq_i + sq_j - 2.0 * cross, 0.0)
+    # A row against itself: the two rounded sums do not cancel exactly; its distance is 0.
+    r = pl.program_id(0) * tm + jax.lax.broadcasted_iota(jnp.int32, (tm, tn), 0)
+    c = pl.program_id(1) * tn + jax.lax.broadcasted_iota(jnp.int32, (tm, tn), 1)
+    d2 = jnp.where(r == c, 0.0, d2)
+    o_ref[...] = jnp.sqrt(d2 + EPS).astype(o_ref.dtype)
+
+
 def kernel(x):
     n, d = x.shape
-    tile = min(_TILE, tl.next_pow2(n))
-    rows, feats = tl.cdiv(n, tile) * tile, tl.next_pow2(d)
+    form = tuning.choice(NAME, "form", "diff")
+    # Tensor-core dots need every dot dimension >= 16 (zero features and rows are harmless).
+    least = 16 if form == "dot" else 1
+    tm = min(tuning.choice(NAME, "tile_m", _TILE), max(least, tl.next_pow2(n)))
+    tn = min(tuning.choice(NAME, "tile_n", _TILE), max(least, tl.next_pow2(n)))
+    tile = max(tm, tn)  # rows padded to both tiles (powers of two: the larger divides)
+    rows, feats = tl.cdiv(n, tile) * tile, max(least, tl.next_pow2(d))
     if (rows, feats) != (n, d):  # layout only: zero features add nothing, extra rows are cut
         x = jnp.pad(x, ((0, rows - n), (0, feats - d)))
+    body = _dot_body if form == "dot" else functools.partial(_body, features=d)
     out = pl.pallas_call(
-        functools.partial(_body, features=d),
+        body,
         out_shape=jax.ShapeDtypeStruct((rows, rows), x.dtype),
-        grid=(rows // tile, rows // tile),
-        in_specs=[pl.BlockSpec((tile, feats), lambda i, j: (i, 0)),
-                  pl.BlockSpec((tile, feats), lambda i, j: (j, 0))],
-        out_specs=pl.BlockSpec((tile, tile), lambda i, j: (i, j)),
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        grid=(rows // tm, rows // tn),
+        in_specs=[pl.BlockSpec((tm, feats), lambda i, j: (i, 0)),
+                  pl.BlockSpec((tn, feats), lambda i, j: (j, 0))],
+        out_specs=pl.BlockSpec((tm, tn), lambda i, j: (i, j)),
+        compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "num_warps", 4),
+                                         num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(x, x)
     return out if rows == n else out[:n, :n]
 

@@ -6,6 +6,11 @@ next tile are plain loads; the buffer end is masked) and contracts it with the m
 weight row in exact fp32 FMAs. K = 4M is too small and N too short to gain from tensor cores.
 bfloat16/float16 windows and weights are widened to fp32 first (a 16-bit product and sum would
 round every term); the score is rounded once to pwm's dtype.
+
+Tunable (tuning.choice): positions per program, warps, stages, and "weights" "inside": instead of
+a separate XLA transpose-and-pad of pwm into window order (a second kernel launch that costs
+about as much as the scan at MEDIUM), the kernel gathers pwm[k % 4, k // 4] itself from the
+flat (4M,) view of pwm (a free reshape), masking k >= 4M to zero.
 """
 
 import functools
@@ -16,6 +21,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 NAME = "pwm_scan"
 LEVEL = 2
@@ -45,13 +51,19 @@ def reference(seq, pwm):
     return jnp.einsum("npc,cp->n", windows, pwm)
 
 
-def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk):
-    pos = pl.program_id(0) * _TILE + jnp.arange(_TILE, dtype=jnp.int32)
+def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk, tile, width):
+    pos = pl.program_id(0) * tile + jnp.arange(tile, dtype=jnp.int32)
     t = pos[:, None]
-    k = jax.lax.broadcasted_iota(jnp.int32, (_TILE, bk), 1)  # k = channels * p + c
+    k = jax.lax.broadcasted_iota(jnp.int32, (tile, bk), 1)  # k = channels * p + c
     window = pltriton.load(x_ref.at[channels * t + k], mask=(t < n_out) & (k < taps), other=0.0)
-    score = jnp.sum(window.astype(jnp.float32) * w_ref[...].astype(jnp.float32)[None, :], axis=1)
-    pltriton.store(o_ref.at[pl.ds(pl.program_id(0) * _TILE, _TILE)], score.astype(o_ref.dtype),
+    if width is None:  # weights already in window order, padded to bk
+        w = w_ref[...]
+    else:  # gather pwm[c, p] (flat index c * M + p) for k = channels * p + c
+        kk = jnp.arange(bk, dtype=jnp.int32)
+        w = pltriton.load(w_ref.at[(kk % channels) * width + kk // channels], mask=kk < taps,
+                          other=0.0)
+    score = jnp.sum(window.astype(jnp.float32) * w.astype(jnp.float32)[None, :], axis=1)
+    pltriton.store(o_ref.at[pl.ds(pl.program_id(0) * tile, tile)], score.astype(o_ref.dtype),
                    mask=pos < n_out)
 
 
@@ -61,16 +73,22 @@ def kernel(seq, pwm):
     n_out = n - width + 1
     taps = width * channels
     bk = tl.next_pow2(taps)
-    # Layout only: weights in window order (channels * p + c), zero-padded to a power of two.
-    w = jnp.pad(pwm.T.reshape(taps), (0, bk - taps))
-    body = functools.partial(_body, n_out=n_out, channels=channels, taps=taps, bk=bk)
+    tile = min(tuning.choice(NAME, "tile", _TILE), tl.next_pow2(n_out))
+    if tuning.choice(NAME, "weights", "outside") == "inside":
+        w, w_spec, gather_width = pwm.reshape(taps), pl.BlockSpec(memory_space=pl.ANY), width
+    else:
+        # Layout only: weights in window order (channels * p + c), zero-padded to a power of two.
+        w, w_spec, gather_width = jnp.pad(pwm.T.reshape(taps), (0, bk - taps)), pl.BlockSpec((bk,), lambda i: (0,)), None
+    body = functools.partial(_body, n_out=n_out, channels=channels, taps=taps, bk=bk, tile=tile,
+                             width=gather_width)
     return pl.pallas_call(
         body,
         out_shape=jax.ShapeDtypeStruct((n_out,), pwm.dtype),
-        grid=(tl.cdiv(n_out, _TILE),),
-        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((bk,), lambda i: (0,))],
+        grid=(tl.cdiv(n_out, tile),),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY), w_spec],
         out_specs=pl.BlockSpec(memory_space=pl.ANY),  # N-M+1 is ragged: masked stores
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "num_warps", 4),
+                                         num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(seq.reshape(n * channels), w)
 
 

@@ -8,6 +8,12 @@ round-to-nearest TF32 head and an fp32 tail and three TF32 dots recover ~fp32 ac
 At bfloat16/float16 one dot per step suffices: the operands (pair times a 0/1 mask, exact) go to
 the 16-bit tensor cores as they are, whose products are exact in the float32 accumulator. The
 residual add is float32, the output rounded once to pair's dtype.
+
+Tunable (tuning.choice): the tile, warps and stages; "passes" 1 (one TF32 dot a step: the task
+allows TF32, though the docstring's LARGE bound may fail) or 3 (the split above); and "layout"
+"strided", which skips both transposes: the kernel reads pair[i, k, c] and writes out[i, j, c]
+in place with a stride of C elements (each channel's program still owns a (T, T) tile; the
+channels' programs together cover every byte of the rows they touch, so L2 absorbs the stride).
 """
 
 import functools
@@ -18,6 +24,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 NAME = "triangle_update"
 LEVEL = 3
@@ -57,16 +64,21 @@ def _dot(a, b):
     return jnp.dot(a, b, preferred_element_type=jnp.float32)
 
 
-def _body(p_ref, m_ref, o_ref, *, tile, n):
+def _body(p_ref, m_ref, o_ref, *, tile, n, passes, strided):
     c = pl.program_id(0)
     i0 = pl.multiple_of(pl.program_id(1) * tile, tile)
     j0 = pl.multiple_of(pl.program_id(2) * tile, tile)
 
+    def pair(rows, cols):  # one channel's (T, T) tile, channel-major or in place (stride C)
+        return p_ref[rows, cols, c] if strided else p_ref[c, rows, cols]
+
     def step(kt, acc):
         k0 = pl.multiple_of(kt * tile, tile)
-        a = p_ref[c, pl.ds(i0, tile), pl.ds(k0, tile)] * m_ref[pl.ds(i0, tile), pl.ds(k0, tile)]
-        b = p_ref[c, pl.ds(k0, tile), pl.ds(j0, tile)] * m_ref[pl.ds(k0, tile), pl.ds(j0, tile)]
+        a = pair(pl.ds(i0, tile), pl.ds(k0, tile)) * m_ref[pl.ds(i0, tile), pl.ds(k0, tile)]
+        b = pair(pl.ds(k0, tile), pl.ds(j0, tile)) * m_ref[pl.ds(k0, tile), pl.ds(j0, tile)]
         if a.dtype != jnp.float32:  # 16-bit operands: exact products, float32 sums
+            return acc + _dot(a, b)
+        if passes == 1:  # one TF32 pass
             return acc + _dot(a, b)
         a_hi, a_lo = _split_tf32(a)
         b_hi, b_lo = _split_tf32(b)
@@ -75,27 +87,40 @@ def _body(p_ref, m_ref, o_ref, *, tile, n):
         return acc + _dot(a_hi, b_hi)
 
     u = jax.lax.fori_loop(0, n // tile, step, jnp.zeros((tile, tile), jnp.float32))
-    residual = p_ref[c, pl.ds(i0, tile), pl.ds(j0, tile)].astype(jnp.float32)
+    residual = pair(pl.ds(i0, tile), pl.ds(j0, tile)).astype(jnp.float32)
     o_ref[...] = (residual + u).astype(o_ref.dtype)
 
 
 def kernel(pair, mask):
     n, _, channels = pair.shape
-    tile = 64 if n >= 256 else max(16, min(32, tl.next_pow2(n)))  # dot needs >= 16
+    shipped = 64 if n >= 256 else 32
+    tile = max(16, min(tuning.choice(NAME, "tile", shipped), tl.next_pow2(n)))  # dot needs >= 16
+    strided = tuning.choice(NAME, "layout", "channel_major") == "strided"
     n_pad = tl.cdiv(n, tile) * tile
-    # Layout only: channel-major pair; zero padding (masked out) up to whole tiles.
-    pair_t = jnp.transpose(pair, (2, 0, 1))
+    # Layout only: channel-major pair (unless strided); zero padding (masked out) to whole tiles.
+    pair_t = pair if strided else jnp.transpose(pair, (2, 0, 1))
     if n_pad != n:
-        pair_t = jnp.pad(pair_t, ((0, 0), (0, n_pad - n), (0, n_pad - n)))
-        mask = jnp.pad(mask, ((0, n_pad - n), (0, n_pad - n)))
+        pad = (0, n_pad - n)
+        pair_t = jnp.pad(pair_t, (pad, pad, (0, 0)) if strided else ((0, 0), pad, pad))
+        mask = jnp.pad(mask, (pad, pad))
+    if strided:
+        out_shape, out_block = (n_pad, n_pad, channels), pl.BlockSpec((tile, tile, None), lambda c, i, j: (i, j, c))
+    else:
+        out_shape, out_block = (channels, n_pad, n_pad), pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j))
+    body = functools.partial(_body, tile=tile, n=n_pad, passes=tuning.choice(NAME, "passes", 3),
+                             strided=strided)
     out = pl.pallas_call(
-        functools.partial(_body, tile=tile, n=n_pad),
-        out_shape=jax.ShapeDtypeStruct((channels, n_pad, n_pad), pair.dtype),
+        body,
+        out_shape=jax.ShapeDtypeStruct(out_shape, pair.dtype),
         grid=(channels, n_pad // tile, n_pad // tile),
         in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
-        out_specs=pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j)),
-        compiler_params=tl.triton_params(num_warps=8 if tile == 64 else 4, num_stages=2),
+        out_specs=out_block,
+        compiler_params=tl.triton_params(
+            num_warps=tuning.choice(NAME, "num_warps", 8 if tile == 64 else 4),
+            num_stages=tuning.choice(NAME, "num_stages", 2)),
     )(pair_t, mask)
+    if strided:
+        return out if n_pad == n else out[:n, :n]
     if n_pad != n:
         out = out[:, :n, :n]
     return jnp.transpose(out, (1, 2, 0))
