@@ -21,6 +21,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task.tuning import choice
 
 LOG2E = math.log2(math.e)
 # Streaming multiprocessors of an H200: fewer than two programs per SM leaves the tail idle.
@@ -66,6 +67,21 @@ def blocks(seq: int, d: int, heads: int = 1, causal: bool = False) -> tuple[int,
     if causal:
         bk = min(bk, bq)
     return bq, bk, 8 if bq * d > 8192 else 4
+
+
+def tuned_blocks(name: str, seq: int, d: int, heads: int = 1,
+                 causal: bool = False) -> tuple[int, int, int, int]:
+    """(bq, bk, num_warps, num_stages): `blocks` and NUM_STAGES unless a tuning run (bench/probe.py)
+    sets task `name`'s "bq", "bk", "num_warps" or "num_stages". Tiles are clamped to the sequence
+    (interpret-mode SMALL shapes are shorter than some variants' tiles) and, causal, bk <= bq.
+    num_warps left unset follows `blocks`' rule for the chosen bq, so a default is unchanged."""
+    bq, bk, _ = blocks(seq, d, heads, causal)
+    bq = min(choice(name, "bq", bq), seq)
+    bk = min(choice(name, "bk", bk), seq)
+    if causal:
+        bk = min(bk, bq)
+    warps = choice(name, "num_warps", 8 if bq * d > 8192 else 4)
+    return bq, bk, warps, choice(name, "num_stages", NUM_STAGES)
 
 
 def round_tf32(x):
