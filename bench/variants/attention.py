@@ -43,4 +43,13 @@ VARIANTS = {
         "bq32_bk32_w4": {"bq": 32, "bk": 32, "num_warps": 4},
         "bq64_bk64_w8": {"bq": 64, "bk": 64, "num_warps": 8},
     },
+    # MEDIUM only, x (128, 256), d 64: qkv grid 4 programs, attention 2 (bq 64), ffn 16.
+    "transformer_block": {
+        "attn_bq32": {"bq": 32},  # 4 attention programs
+        "attn_bq16": {"bq": 16},  # 8 attention programs; a quarter of the accumulator registers
+        "bq16_bm16": {"bq": 16, "block_m": 16},  # also 8 qkv / 32 ffn programs
+        "bq16_bm16_bn32": {"bq": 16, "block_m": 16, "block_n": 32},  # 16 qkv / 64 ffn programs
+        "bq32_bm16_w2": {"bq": 32, "block_m": 16, "num_warps": 2, "proj_warps": 2},
+        "bq16_bk32_s3": {"bq": 16, "bk": 32, "num_stages": 3},
+    },
 }

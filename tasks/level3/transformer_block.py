@@ -14,6 +14,10 @@ bound there (0.5x in float32 with TF32 dots, as at float32), and h is past float
 float16 those dots run at full float32 precision (IEEE, FULL_PRECISION_AT): its bound, 2e-3
 elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p and h reach
 ~0.9x of it there. The output is rounded once to the input's dtype.
+
+Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps", "proj_stages"
+for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
+tuned_blocks) and "bn_out" for the attention kernel.
 """
 
 import functools
@@ -26,6 +30,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
+from pallasbench.task import tuning
 
 NAME = "transformer_block"
 LEVEL = 3
@@ -140,7 +145,10 @@ def kernel(x, wq, wk, wv, wo, wff):
     f32 = jnp.float32
     precision = lax.Precision.HIGHEST if x.dtype in FULL_PRECISION_AT else None
 
-    bm, bn, bk = min(BLOCK_M, seq), min(BLOCK_N, dp), min(BLOCK_K, width)
+    bm, bk = min(tuning.choice(NAME, "block_m", BLOCK_M), seq), min(tuning.choice(NAME, "block_k", BLOCK_K), width)
+    bn = min(tuning.choice(NAME, "block_n", BLOCK_N), dp)
+    proj = tl.triton_params(num_warps=tuning.choice(NAME, "proj_warps", 4),
+                            num_stages=tuning.choice(NAME, "proj_stages", 2))
     rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
@@ -150,14 +158,14 @@ def kernel(x, wq, wk, wv, wo, wff):
         grid=(seq // bm, dp // bn),
         in_specs=[rows, panel, panel, panel],
         out_specs=[qkv_tile] * 3,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        compiler_params=proj,
         name=f"{NAME}_rmsnorm_qkv",
     )(x, wq, wk, wv)
 
-    bq, bkv, warps = ac.blocks(seq, dp)
+    bq, bkv, warps, stages = ac.tuned_blocks(NAME, seq, dp)
     # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
     # operand stay within shared memory even at d_head = 256.
-    bn_out = min(width, 128, max(16, 8192 // dp))
+    bn_out = min(width, tuning.choice(NAME, "bn_out", min(128, max(16, 8192 // dp))))
     q_rows = pl.BlockSpec((bq, width), lambda i: (i, 0))
     h = pl.pallas_call(
         functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision),
@@ -166,18 +174,18 @@ def kernel(x, wq, wk, wv, wo, wff):
         in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)), pl.BlockSpec(memory_space=pl.ANY),
                   pl.BlockSpec(memory_space=pl.ANY), q_rows, pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=q_rows,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=f"{NAME}_attention_out",
     )(q, k, v, x, wo)
 
-    bn = min(BLOCK_N, width)
+    bn = min(tuning.choice(NAME, "block_n", BLOCK_N), width)
     return pl.pallas_call(
         functools.partial(_ffn_body, bk=bk, precision=precision),
         out_shape=jax.ShapeDtypeStruct((seq, width), x.dtype),
         grid=(seq // bm, width // bn),
         in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
-        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        compiler_params=proj,
         name=f"{NAME}_rmsnorm_ffn",
     )(h, wff)
 
