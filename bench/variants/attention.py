@@ -51,5 +51,9 @@ VARIANTS = {
         "bq16_bm16_bn32": {"bq": 16, "block_m": 16, "block_n": 32},  # 16 qkv / 64 ffn programs
         "bq32_bm16_w2": {"bq": 32, "block_m": 16, "num_warps": 2, "proj_warps": 2},
         "bq16_bk32_s3": {"bq": 16, "bk": 32, "num_stages": 3},
+        # float16's full-precision dots (578.8 us, spills) as three TF32 tensor-core dots each
+        "f16_split_tf32": {"full_precision": "split_tf32", "_dtypes": ["float16"]},
+        "f16_split_tf32_bq16": {"full_precision": "split_tf32", "bq": 16, "_dtypes": ["float16"]},
+        "f16_ieee_bq16_bm16": {"bq": 16, "block_m": 16, "_dtypes": ["float16"]},
     },
 }

@@ -17,7 +17,8 @@ elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p 
 
 Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps", "proj_stages"
 for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
-tuned_blocks) and "bn_out" for the attention kernel.
+tuned_blocks) and "bn_out" for the attention kernel; "full_precision" "split_tf32" runs the
+float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
 """
 
 import functools
@@ -54,6 +55,7 @@ EPS = 1e-5
 BLOCK_M, BLOCK_N, BLOCK_K = 32, 64, 64
 # Dtypes whose bound needs the dots on float32 intermediates at full precision, not TF32.
 FULL_PRECISION_AT = (jnp.float16,)
+_MATMUL_DIMS = (((1,), (0,)), ((), ()))
 
 
 def make_inputs(rng, shapes):
@@ -108,8 +110,7 @@ def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
         cols = ac.tile(c, bn)
         residual = x_ref[:, cols].astype(jnp.float32)
         wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
-        h_ref[:, cols] = residual + jnp.dot(attn, wo, precision=precision,
-                                            preferred_element_type=jnp.float32)
+        h_ref[:, cols] = residual + ac.dot(attn, wo, _MATMUL_DIMS, precision)
         return carry
 
     lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
@@ -123,8 +124,7 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
         cols = ac.tile(t, bk)
         ht = h_ref[:, cols]
         return (ss + jnp.sum(ht * ht, axis=1),
-                acc + jnp.dot(ht, w_ref[cols, :].astype(jnp.float32), precision=precision,
-                              preferred_element_type=jnp.float32))
+                acc + ac.dot(ht, w_ref[cols, :].astype(jnp.float32), _MATMUL_DIMS, precision))
 
     ss, acc = lax.fori_loop(0, width // bk, step, (jnp.zeros((h_ref.shape[0],), jnp.float32),
                                                     jnp.zeros(o_ref.shape, jnp.float32)))
@@ -143,7 +143,10 @@ def kernel(x, wq, wk, wv, wo, wff):
     wq, wk, wv = (ac.pad_last(w, dp) for w in (wq, wk, wv))
     wo = jnp.pad(wo, ((0, dp - d), (0, 0)))
     f32 = jnp.float32
-    precision = lax.Precision.HIGHEST if x.dtype in FULL_PRECISION_AT else None
+    precision = None
+    if x.dtype in FULL_PRECISION_AT:  # tuning may swap IEEE dots for the three-TF32-dot split
+        precision = {"ieee": lax.Precision.HIGHEST, "split_tf32": ac.SPLIT_TF32}[
+            tuning.choice(NAME, "full_precision", "ieee")]
 
     bm, bk = min(tuning.choice(NAME, "block_m", BLOCK_M), seq), min(tuning.choice(NAME, "block_k", BLOCK_K), width)
     bn = min(tuning.choice(NAME, "block_n", BLOCK_N), dp)
