@@ -7,6 +7,13 @@ pre-scaled by log2(e)/sqrt(d)) so exp2 is the native instruction. Dots use TF32 
 (USES_TF32 = True); q is rounded to nearest TF32 first, as truncation would shrink all scores.
 At bfloat16/float16, q and k go to the 16-bit tensor cores as they are and the float32 scores
 are scaled after the dot (online_attention.queries); probabilities are rounded once on store.
+
+Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_warps",
+"num_stages"; "mode" (shipped: "two_pass", the above) may be "one_pass": the row block's
+score tiles kept live as an unrolled list (one dot per tile, no recompute), or "split": a first
+pallas_call writes per-(row, key split) max and exp-sum over a (query block, "splits") grid, a
+second one owns a ("tile_q", "tile_k") output tile, merges the few partial stats of its rows and
+stores exp2(s - M) / L, so the N*N store runs over N*N / tile programs.
 """
 
 import functools
@@ -19,7 +26,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
-from pallasbench.task import stress
+from pallasbench.task import stress, tuning
 
 NAME = "qk_softmax"
 LEVEL = 2
@@ -59,51 +66,123 @@ def reference(q, k):
     return jax.nn.softmax(q @ k.T / math.sqrt(q.shape[-1]), axis=-1)
 
 
+def _scores(q, score_scale, k_ref, j, bk):
+    """(bq, bk) base-2 scores of key tile j, contracting d without a transpose."""
+    start = j * bk if isinstance(j, int) else pl.multiple_of(j * bk, bk)  # static when unrolled
+    k = k_ref[pl.ds(start, bk), :]
+    s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+    return s if score_scale is None else s * score_scale
+
+
+def _row_stats(q, score_scale, k_ref, bk, first, tiles):
+    """Online row max and exp-sum (base 2) over key tiles first..first+tiles-1."""
+    def step(j, carry):
+        m, l = carry
+        s = _scores(q, score_scale, k_ref, first + j, bk)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
+
+    bq = q.shape[0]
+    return lax.fori_loop(0, tiles, step, (jnp.full((bq,), -jnp.inf, jnp.float32),
+                                          jnp.zeros((bq,), jnp.float32)))
+
+
 def _body(q_ref, k_ref, o_ref, *, bk, scale):
     nk = k_ref.shape[0] // bk
     q, score_scale = ac.queries(q_ref[...], scale)
-    bq = q.shape[0]
-
-    def scores(j):  # (bq, bk) base-2 scores of key tile j, contracting d without a transpose
-        k = k_ref[pl.ds(pl.multiple_of(j * bk, bk), bk), :]
-        s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
-        return s if score_scale is None else s * score_scale
-
-    def stats(j, carry):
-        m, l = carry
-        s = scores(j)
-        m_new = jnp.maximum(m, jnp.max(s, axis=1))
-        l = l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
-        return m_new, l
-
-    m, l = lax.fori_loop(0, nk, stats, (jnp.full((bq,), -jnp.inf, jnp.float32),
-                                        jnp.zeros((bq,), jnp.float32)))
+    m, l = _row_stats(q, score_scale, k_ref, bk, 0, nk)
     inv = 1.0 / l
 
     def write(j, carry):
-        p = jnp.exp2(scores(j) - m[:, None]) * inv[:, None]
+        p = jnp.exp2(_scores(q, score_scale, k_ref, j, bk) - m[:, None]) * inv[:, None]
         o_ref[:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = p.astype(o_ref.dtype)
         return carry
 
     lax.fori_loop(0, nk, write, 0)
 
 
+def _one_pass_body(q_ref, k_ref, o_ref, *, bk, scale):
+    """Every score tile of the row block stays live (a Python-unrolled list): one dot per tile,
+    no recompute. For bq * N scores that fit the registers."""
+    q, score_scale = ac.queries(q_ref[...], scale)
+    s = [_scores(q, score_scale, k_ref, j, bk) for j in range(k_ref.shape[0] // bk)]
+    m = functools.reduce(jnp.maximum, [jnp.max(t, axis=1) for t in s])
+    p = [jnp.exp2(t - m[:, None]) for t in s]
+    inv = 1.0 / functools.reduce(jnp.add, [jnp.sum(t, axis=1) for t in p])
+    for j, t in enumerate(p):
+        o_ref[:, j * bk:(j + 1) * bk] = (t * inv[:, None]).astype(o_ref.dtype)
+
+
+def _stats_body(q_ref, k_ref, m_ref, l_ref, *, bk, scale, tiles):
+    """Split pl.program_id(1)'s partial row max and exp-sum over its `tiles` key tiles."""
+    q, score_scale = ac.queries(q_ref[...], scale)
+    m_ref[...], l_ref[...] = _row_stats(q, score_scale, k_ref, bk, pl.program_id(1) * tiles, tiles)
+
+
+def _tile_body(q_ref, k_ref, m_ref, l_ref, o_ref, *, scale, splits):
+    """One (bq, bk) output tile: the splits' stats merged per row, then exp2(s - M) / L."""
+    q, score_scale = ac.queries(q_ref[...], scale)
+    s = lax.dot_general(q, k_ref[...], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+    s = s if score_scale is None else s * score_scale
+    m = [m_ref[i, :] for i in range(splits)]
+    top = functools.reduce(jnp.maximum, m)  # each split saw keys: every m[i] is finite
+    total = functools.reduce(jnp.add, [l_ref[i, :] * jnp.exp2(m[i] - top) for i in range(splits)])
+    o_ref[...] = (jnp.exp2(s - top[:, None]) * (1.0 / total)[:, None]).astype(o_ref.dtype)
+
+
+def _split_kernel(q, k, *, n, dp, scale, warps, stages):
+    """Two pallas_calls: row stats over a (query block, key split) grid, then the N*N store over
+    a (query block, key block) grid, so the store runs at full parallelism."""
+    splits = min(tuning.choice(NAME, "splits", 4), n // 16)
+    bq1 = min(tuning.choice(NAME, "stats_bq", BLOCK_Q), n)
+    bk1 = min(max(16, KEY_TILE_ELEMENTS // dp), 128, n // splits)
+    m, l = pl.pallas_call(
+        functools.partial(_stats_body, bk=bk1, scale=scale, tiles=n // splits // bk1),
+        out_shape=[jax.ShapeDtypeStruct((splits, n), jnp.float32)] * 2,
+        grid=(n // bq1, splits),
+        in_specs=[pl.BlockSpec((bq1, dp), lambda i, s: (i, 0)), pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=[pl.BlockSpec((None, bq1), lambda i, s: (s, i))] * 2,
+        compiler_params=tl.triton_params(num_warps=4, num_stages=stages),
+        name=f"{NAME}_stats",
+    )(q, k)
+    bq2, bk2 = (min(tuning.choice(NAME, key, 64), n) for key in ("tile_q", "tile_k"))
+    return pl.pallas_call(
+        functools.partial(_tile_body, scale=scale, splits=splits),
+        out_shape=jax.ShapeDtypeStruct((n, n), q.dtype),
+        grid=(n // bq2, n // bk2),
+        in_specs=[pl.BlockSpec((bq2, dp), lambda i, j: (i, 0)),
+                  pl.BlockSpec((bk2, dp), lambda i, j: (j, 0)),
+                  pl.BlockSpec((splits, bq2), lambda i, j: (0, i)),
+                  pl.BlockSpec((splits, bq2), lambda i, j: (0, i))],
+        out_specs=pl.BlockSpec((bq2, bk2), lambda i, j: (i, j)),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
+        name=f"{NAME}_tiles",
+    )(q, k, m, l)
+
+
 def kernel(q, k):
     n, d = q.shape
     dp = max(16, tl.next_pow2(d))
-    bq, bk = min(BLOCK_Q, n), min(max(16, KEY_TILE_ELEMENTS // dp), 128, n)
     if n < 16 or n != tl.next_pow2(n):  # whole power-of-two tiles, >= 16 rows for the dot
         raise ValueError(f"{NAME}: N must be a power of two >= 16, got {n}")
     if dp != d:  # zero features add nothing to q.k; the dot needs power-of-two dims >= 16
         q, k = jnp.pad(q, ((0, 0), (0, dp - d))), jnp.pad(k, ((0, 0), (0, dp - d)))
+    scale = math.log2(math.e) / math.sqrt(d)
+    warps, stages = tuning.choice(NAME, "num_warps", 4), tuning.choice(NAME, "num_stages", 2)
+    mode = tuning.choice(NAME, "mode", "two_pass")
+    if mode == "split":
+        return _split_kernel(q, k, n=n, dp=dp, scale=scale, warps=warps, stages=stages)
+    bq = min(tuning.choice(NAME, "bq", BLOCK_Q), n)
+    bk = min(tuning.choice(NAME, "bk", min(max(16, KEY_TILE_ELEMENTS // dp), 128)), n)
+    body = {"two_pass": _body, "one_pass": _one_pass_body}[mode]
     return pl.pallas_call(
-        functools.partial(_body, bk=bk, scale=math.log2(math.e) / math.sqrt(d)),
+        functools.partial(body, bk=bk, scale=scale),
         out_shape=jax.ShapeDtypeStruct((n, n), q.dtype),
         grid=(n // bq,),
         in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)),
                   pl.BlockSpec(memory_space=pl.ANY)],  # key tiles are loaded in the loops
         out_specs=pl.BlockSpec((bq, n), lambda i: (i, 0)),
-        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=NAME,
     )(q, k)
 

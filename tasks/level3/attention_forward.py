@@ -7,6 +7,8 @@ masked, later ones never; the longest query blocks launch first. Dots use TF32 t
 (USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
 At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
 with float32 accumulators and softmax statistics; the output is rounded once on store.
+Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
+online_attention.blocks' choices (online_attention.tuned_blocks).
 """
 
 import functools
@@ -86,7 +88,7 @@ def kernel(q, k, v):
     dp = ac.padded_head_dim(d)
     # (B, H, S, D) -> (B*H, S, Dp): one leading program axis, head dim a power of two.
     q, k, v = (ac.pad_last(t.reshape(batch * heads, seq, d), dp) for t in (q, k, v))
-    bq, bk, warps = ac.blocks(seq, dp, batch * heads, causal=True)
+    bq, bk, warps, stages = ac.tuned_blocks(NAME, seq, dp, batch * heads, causal=True)
     nq = seq // bq
     q_tile = pl.BlockSpec((None, bq, dp), lambda bh, i: (bh, nq - 1 - i, 0))
     out = pl.pallas_call(
@@ -95,7 +97,7 @@ def kernel(q, k, v):
         grid=(batch * heads, nq),
         in_specs=[q_tile, pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=q_tile,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=NAME,
     )(q, k, v)
     return out[..., :d].reshape(batch, heads, seq, d)

@@ -6,6 +6,8 @@ accumulator, so no (S, S) score matrix is ever materialised. Dots use TF32 tenso
 (USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
 At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
 with float32 accumulators and softmax statistics; the output is rounded once on store.
+Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
+online_attention.blocks' choices (online_attention.tuned_blocks).
 """
 
 import functools
@@ -67,7 +69,7 @@ def kernel(q, k, v):
     heads, seq, d = q.shape
     dp = ac.padded_head_dim(d)
     q, k, v = (ac.pad_last(t, dp) for t in (q, k, v))
-    bq, bk, warps = ac.blocks(seq, dp, heads)
+    bq, bk, warps, stages = ac.tuned_blocks(NAME, seq, dp, heads)
     q_tile = pl.BlockSpec((None, bq, dp), lambda h, i: (h, i, 0))
     out = pl.pallas_call(
         functools.partial(_body, bk=bk, scale=ac.LOG2E / math.sqrt(d)),
@@ -75,7 +77,7 @@ def kernel(q, k, v):
         grid=(heads, seq // bq),
         in_specs=[q_tile, pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=q_tile,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=NAME,
     )(q, k, v)
     return out[..., :d]

@@ -14,6 +14,11 @@ bound there (0.5x in float32 with TF32 dots, as at float32), and h is past float
 float16 those dots run at full float32 precision (IEEE, FULL_PRECISION_AT): its bound, 2e-3
 elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p and h reach
 ~0.9x of it there. The output is rounded once to the input's dtype.
+
+Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps", "proj_stages"
+for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
+tuned_blocks) and "bn_out" for the attention kernel; "full_precision" "split_tf32" runs the
+float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
 """
 
 import functools
@@ -26,6 +31,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
+from pallasbench.task import tuning
 
 NAME = "transformer_block"
 LEVEL = 3
@@ -49,6 +55,7 @@ EPS = 1e-5
 BLOCK_M, BLOCK_N, BLOCK_K = 32, 64, 64
 # Dtypes whose bound needs the dots on float32 intermediates at full precision, not TF32.
 FULL_PRECISION_AT = (jnp.float16,)
+_MATMUL_DIMS = (((1,), (0,)), ((), ()))
 
 
 def make_inputs(rng, shapes):
@@ -103,8 +110,7 @@ def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
         cols = ac.tile(c, bn)
         residual = x_ref[:, cols].astype(jnp.float32)
         wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
-        h_ref[:, cols] = residual + jnp.dot(attn, wo, precision=precision,
-                                            preferred_element_type=jnp.float32)
+        h_ref[:, cols] = residual + ac.dot(attn, wo, _MATMUL_DIMS, precision)
         return carry
 
     lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
@@ -118,8 +124,7 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
         cols = ac.tile(t, bk)
         ht = h_ref[:, cols]
         return (ss + jnp.sum(ht * ht, axis=1),
-                acc + jnp.dot(ht, w_ref[cols, :].astype(jnp.float32), precision=precision,
-                              preferred_element_type=jnp.float32))
+                acc + ac.dot(ht, w_ref[cols, :].astype(jnp.float32), _MATMUL_DIMS, precision))
 
     ss, acc = lax.fori_loop(0, width // bk, step, (jnp.zeros((h_ref.shape[0],), jnp.float32),
                                                     jnp.zeros(o_ref.shape, jnp.float32)))
@@ -138,9 +143,15 @@ def kernel(x, wq, wk, wv, wo, wff):
     wq, wk, wv = (ac.pad_last(w, dp) for w in (wq, wk, wv))
     wo = jnp.pad(wo, ((0, dp - d), (0, 0)))
     f32 = jnp.float32
-    precision = lax.Precision.HIGHEST if x.dtype in FULL_PRECISION_AT else None
+    precision = None
+    if x.dtype in FULL_PRECISION_AT:  # tuning may swap IEEE dots for the three-TF32-dot split
+        precision = {"ieee": lax.Precision.HIGHEST, "split_tf32": ac.SPLIT_TF32}[
+            tuning.choice(NAME, "full_precision", "ieee")]
 
-    bm, bn, bk = min(BLOCK_M, seq), min(BLOCK_N, dp), min(BLOCK_K, width)
+    bm, bk = min(tuning.choice(NAME, "block_m", BLOCK_M), seq), min(tuning.choice(NAME, "block_k", BLOCK_K), width)
+    bn = min(tuning.choice(NAME, "block_n", BLOCK_N), dp)
+    proj = tl.triton_params(num_warps=tuning.choice(NAME, "proj_warps", 4),
+                            num_stages=tuning.choice(NAME, "proj_stages", 2))
     rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
@@ -150,14 +161,14 @@ def kernel(x, wq, wk, wv, wo, wff):
         grid=(seq // bm, dp // bn),
         in_specs=[rows, panel, panel, panel],
         out_specs=[qkv_tile] * 3,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        compiler_params=proj,
         name=f"{NAME}_rmsnorm_qkv",
     )(x, wq, wk, wv)
 
-    bq, bkv, warps = ac.blocks(seq, dp)
+    bq, bkv, warps, stages = ac.tuned_blocks(NAME, seq, dp)
     # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
     # operand stay within shared memory even at d_head = 256.
-    bn_out = min(width, 128, max(16, 8192 // dp))
+    bn_out = min(width, tuning.choice(NAME, "bn_out", min(128, max(16, 8192 // dp))))
     q_rows = pl.BlockSpec((bq, width), lambda i: (i, 0))
     h = pl.pallas_call(
         functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision),
@@ -166,18 +177,18 @@ def kernel(x, wq, wk, wv, wo, wff):
         in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)), pl.BlockSpec(memory_space=pl.ANY),
                   pl.BlockSpec(memory_space=pl.ANY), q_rows, pl.BlockSpec(memory_space=pl.ANY)],
         out_specs=q_rows,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=ac.NUM_STAGES),
+        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=f"{NAME}_attention_out",
     )(q, k, v, x, wo)
 
-    bn = min(BLOCK_N, width)
+    bn = min(tuning.choice(NAME, "block_n", BLOCK_N), width)
     return pl.pallas_call(
         functools.partial(_ffn_body, bk=bk, precision=precision),
         out_shape=jax.ShapeDtypeStruct((seq, width), x.dtype),
         grid=(seq // bm, width // bn),
         in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
-        compiler_params=tl.triton_params(num_warps=4, num_stages=2),
+        compiler_params=proj,
         name=f"{NAME}_rmsnorm_ffn",
     )(h, wff)
 

@@ -14,6 +14,7 @@ takes p as two terms of v's dtype (`weighted_values`). Running max, exp-sum and 
 float32.
 """
 
+import functools
 import math
 
 import jax.numpy as jnp
@@ -21,12 +22,19 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task.tuning import choice
 
 LOG2E = math.log2(math.e)
 # Streaming multiprocessors of an H200: fewer than two programs per SM leaves the tail idle.
 NUM_SMS = 132
 # Contract the last dims of q (bq, d) and k (bk, d): q @ k^T without an explicit transpose.
 _QK_DIMS = (((1,), (1,)), ((), ()))
+# A `precision` for the float32 dots below: each as three TF32 tensor-core dots on hi + lo
+# splits of its operands (hi*hi + hi*lo + lo*hi, ~22 mantissa bits, as Triton's tf32x3), for
+# dtypes whose bound needs more than TF32 without the FMA-unit cost of Precision.HIGHEST.
+SPLIT_TF32 = "split_tf32"
+# Contract p's keys (bq, bk) with v's rows (bk, d).
+_PV_DIMS = (((1,), (0,)), ((), ()))
 # Software-pipelining depth of the k/v loads (Triton keeps NUM_STAGES copies of each tile).
 NUM_STAGES = 2
 # Shared memory the q tile and the buffered k/v tiles may take, of the 227 KB an H200 block
@@ -68,6 +76,21 @@ def blocks(seq: int, d: int, heads: int = 1, causal: bool = False) -> tuple[int,
     return bq, bk, 8 if bq * d > 8192 else 4
 
 
+def tuned_blocks(name: str, seq: int, d: int, heads: int = 1,
+                 causal: bool = False) -> tuple[int, int, int, int]:
+    """(bq, bk, num_warps, num_stages): `blocks` and NUM_STAGES unless a tuning run (bench/probe.py)
+    sets task `name`'s "bq", "bk", "num_warps" or "num_stages". Tiles are clamped to the sequence
+    (interpret-mode SMALL shapes are shorter than some variants' tiles) and, causal, bk <= bq.
+    num_warps left unset follows `blocks`' rule for the chosen bq, so a default is unchanged."""
+    bq, bk, _ = blocks(seq, d, heads, causal)
+    bq = min(choice(name, "bq", bq), seq)
+    bk = min(choice(name, "bk", bk), seq)
+    if causal:
+        bk = min(bk, bq)
+    warps = choice(name, "num_warps", 8 if bq * d > 8192 else 4)
+    return bq, bk, warps, choice(name, "num_stages", NUM_STAGES)
+
+
 def round_tf32(x):
     """Round f32 to the nearest TF32 value (10 mantissa bits, ties away from zero).
 
@@ -83,7 +106,7 @@ def dot_operand(x, dtype, precision=None):
     unless the dot runs at full float32 precision (lax.Precision.HIGHEST)."""
     if dtype != jnp.float32:
         return x.astype(dtype)
-    return x if precision == lax.Precision.HIGHEST else round_tf32(x)
+    return x if precision in (lax.Precision.HIGHEST, SPLIT_TF32) else round_tf32(x)
 
 
 def queries(q, scale):
@@ -98,6 +121,17 @@ def queries(q, scale):
     return q, scale
 
 
+def dot(a, b, dims, precision=None):
+    """lax.dot_general with float32 accumulation; precision SPLIT_TF32 (float32 operands): the
+    three-dot split. hi and lo are TF32-exact, so the tensor cores' truncation leaves them."""
+    if precision != SPLIT_TF32:
+        return lax.dot_general(a, b, dims, precision=precision, preferred_element_type=jnp.float32)
+    a_hi, b_hi = round_tf32(a), round_tf32(b)
+    a_lo, b_lo = round_tf32(a - a_hi), round_tf32(b - b_hi)  # the differences are exact in f32
+    part = functools.partial(lax.dot_general, dimension_numbers=dims, preferred_element_type=jnp.float32)
+    return part(a_hi, b_hi) + (part(a_hi, b_lo) + part(a_lo, b_hi))
+
+
 def weighted_values(p, v, precision=None):
     """p @ v with float32 accumulation, p (bq, bk) float32 probabilities, v a (bk, d) tile.
 
@@ -107,8 +141,7 @@ def weighted_values(p, v, precision=None):
     cancels across a row's few keys (the large stress case, v x1e3) that reached 1.1x the bf16
     bound; hi + lo carries ~16 bits of p."""
     if v.dtype == jnp.float32:
-        return jnp.dot(dot_operand(p, v.dtype, precision), v, precision=precision,
-                       preferred_element_type=jnp.float32)
+        return dot(dot_operand(p, v.dtype, precision), v, _PV_DIMS, precision)
     hi = p.astype(v.dtype)
     lo = (p - hi.astype(jnp.float32)).astype(v.dtype)  # exact difference, then one rounding
     return (jnp.dot(hi, v, preferred_element_type=jnp.float32)
@@ -136,7 +169,7 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision
     def body(j, state):
         acc, m, l = state
         k, v = load_kv(j)
-        s = lax.dot_general(q, k, _QK_DIMS, precision=precision, preferred_element_type=jnp.float32)
+        s = dot(q, k, _QK_DIMS, precision)
         if score_scale is not None:
             s = s * score_scale
         if mask is not None:

@@ -1,0 +1,122 @@
+"""Every variant in bench/variants/attention.py: SMALL float32 correctness in interpret mode and
+Triton lowering for CUDA at SMALL, MEDIUM and LARGE (the GPU run times them; a variant that fails to
+lower there would be a lost device minute).
+
+`python tests/python/test_attention_variants.py [task ...]` checks more than the test has time
+for: every dtype and stress case at SMALL, as bench/probe.py and the harness would run them.
+"""
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from pallasbench import task as tl  # noqa: E402
+from pallasbench.task import dtypes, registry, stress, tuning  # noqa: E402
+from pallasbench.worker import interpret, jaxpr_info  # noqa: E402
+
+
+def _variants():
+    spec = importlib.util.spec_from_file_location("attention_variants", ROOT / "bench/variants/attention.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.VARIANTS
+
+
+VARIANTS = _variants()
+CASES = [(task, name) for task, named in VARIANTS.items() for name in named]
+
+
+def _values(task, name):
+    values = dict(VARIANTS[task][name])
+    values.pop("_dtypes", None)
+    return values
+
+
+def _error(out, ref, tol) -> str | None:
+    """Why `out` misses `ref` by more than the tolerance dict allows (None when it does not)."""
+    out = np.asarray(np.asarray(out).astype(np.float32), np.float64)
+    ref = np.asarray(np.asarray(ref).astype(np.float32), np.float64)
+    diff = np.abs(out - ref)
+    if out.shape != ref.shape or not np.all(np.isfinite(out)):
+        return f"shape {out.shape} vs {ref.shape} or not finite"
+    worst = float(np.max(diff / (tol["atol"] + tol["rtol"] * np.abs(ref))))
+    rel = float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30))
+    if worst > 1 or rel > tol["rel_norm"]:
+        return f"elementwise {worst:.2f}x of the bound, rel_norm {rel:.2e}"
+    return None
+
+
+def check(task_name, values, dtype="float32", case=None, seed=0) -> str | None:
+    module = registry.load(task_name)
+    shapes = module.SHAPES["small"]
+    factor = module.STRESS.large_factor
+    while True:  # as worker/reference.py: the large factor shrinks until the dtype holds the reference
+        rng = np.random.default_rng(seed)
+        raw = (stress.make_inputs(module, case, rng, shapes, factor) if case
+               else module.make_inputs(rng, shapes))
+        raw = [dtypes.round_to(np.asarray(x, np.float32), dtype) for x in raw]
+        with jax.default_matmul_precision("highest"):
+            ref = np.asarray(jax.jit(module.reference)(*raw))
+        if case != "large" or dtype == "float32" or factor <= 1:
+            break
+        with np.errstate(over="ignore"):
+            if np.all(np.isfinite(ref.astype(dtypes.numpy_dtype(dtype)))):
+                break
+        factor = max(1.0, factor / 10 ** 0.5)
+    tol = dict(dtypes.tolerances(module)[dtype])
+    if case:  # the harness's stress bound (src/check/correctness.cpp): atol x max(1, rms(ref))
+        tol["atol"] *= max(1.0, float(np.sqrt(np.mean(np.square(ref.astype(np.float64))))))
+    fn = lambda *xs: module.kernel(*xs)  # noqa: E731 - fresh: no trace cached across variants
+    with tuning.variant(task_name, **values):
+        out = jax.jit(fn)(*[jnp.asarray(x).astype(dtype) for x in raw])
+    return _error(out, ref, tol)
+
+
+def lower(task_name, values, size, dtype="float32"):
+    module = registry.load(task_name)
+    avals = [jax.ShapeDtypeStruct(module.SHAPES[size][i.name], dtype) for i in module.INPUTS]
+    fn = lambda *xs: module.kernel(*xs)  # noqa: E731
+    with tuning.variant(task_name, **values), interpret.suspended():
+        closed = jax.make_jaxpr(fn)(*avals)
+        for call in jaxpr_info.pallas_calls(closed):
+            for block, space, array in zip(call["block_shapes"], call["memory_spaces"],
+                                           call["array_shapes"]):
+                if space != "any":
+                    tl.check_block(f"{task_name}/{size}", block)
+                    assert all(a % b == 0 for a, b in zip(array, block)), (block, array)
+        text = jax.jit(fn).trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
+    assert "__gpu$xla.gpu.triton" in text
+
+
+@pytest.mark.parametrize("task_name,name", CASES)
+def test_variant_small_and_lowers_for_cuda(task_name, name):
+    """At float32, or the first dtype a variant is restricted to."""
+    values = _values(task_name, name)
+    dtype = VARIANTS[task_name][name].get("_dtypes", ["float32"])[0]
+    assert check(task_name, values, dtype) is None
+    for size in ("small", "medium", "large"):
+        if size in registry.load(task_name).SHAPES:
+            lower(task_name, values, size, dtype)
+    assert tuning.active() == {}
+
+
+if __name__ == "__main__":
+    interpret.enable_interpret_default()
+    for task_name, name in CASES:
+        if sys.argv[1:] and task_name not in sys.argv[1:]:
+            continue
+        module = registry.load(task_name)
+        only = VARIANTS[task_name][name].get("_dtypes", dtypes.DTYPES)
+        for dtype in only:
+            for case in (None, *module.STRESS.run):
+                why = check(task_name, _values(task_name, name), dtype, case)
+                print(f"{task_name:22} {name:24} {dtype:9} {case or 'normal':7} {why or 'ok'}", flush=True)
