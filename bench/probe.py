@@ -5,7 +5,9 @@ shipped configurations. bench/ only; the suite never runs it.
 A variant is a set of `pallasbench.task.tuning` values (tiles, warps, stages, splits...) that
 the task's kernel reads through `tuning.choice`. Variants live in bench/variants/*.py, each a
 `VARIANTS = {task: {variant_name: {key: value}}}`; the shipped kernel ("default", no values) is
-always timed first. A variant may carry "_dtypes": [...] to run only at those dtypes.
+always timed first. A variant's values lie over the task's shipped table (its TUNED
+configuration for the size and dtype, where it has one): keys a variant leaves out keep the
+shipped value. A variant may carry "_dtypes": [...] to run only at those dtypes.
 
 For each dtype, size and task: the inputs from the task's make_inputs (seed 0) rounded to the
 dtype, as the harness draws them; then

@@ -14,6 +14,7 @@ accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on
 import jax.numpy as jnp
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "matmul_relu"
@@ -36,6 +37,16 @@ def reference(x, w):
     return jnp.maximum(x @ w, 0.0)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/): matmul's, probed at the same shapes.
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"bfloat16": {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+        "large": {"bfloat16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, w):
     return mm.fused_matmul(x, (w,), mm.relu, name=NAME)
 

@@ -160,6 +160,16 @@ def _split_kernel(q, k, *, n, dp, scale, warps, stages):
     )(q, k, m, l)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"float32": {"mode": 'one_pass'}, "bfloat16": {"mode": 'one_pass'}},
+        "large": {"float32": {"mode": 'split', "splits": 8, "tile_k": 128, "num_warps": 8}, "bfloat16": {"mode": 'split', "splits": 8, "tile_k": 128, "num_warps": 8}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(q, k):
     n, d = q.shape
     dp = max(16, tl.next_pow2(d))

@@ -16,6 +16,7 @@ accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on
 import jax
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "swiglu"
@@ -39,6 +40,15 @@ def reference(x, wg, wu):
     return jax.nn.silu(x @ wg) * (x @ wu)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, wg, wu):
     return mm.fused_matmul(x, (wg, wu), lambda g, u: mm.silu(g) * u, name=NAME)
 

@@ -20,6 +20,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import online_attention as ac
 from pallasbench.task import stress
 
@@ -83,6 +84,16 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
     o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+        "large": {"float32": {"bq": 128, "bk": 64}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(q, k, v):
     batch, heads, seq, d = q.shape
     dp = ac.padded_head_dim(d)

@@ -15,6 +15,7 @@ itself, cvt.rna): relative error 2.6e-4 on the H200 at LARGE, against 2e-3.
 import jax
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "mlp_block"
@@ -40,6 +41,16 @@ def reference(x, w1, b1, w2, b2):
     return jax.nn.gelu(x @ w1 + b1, approximate=True) @ w2 + b2
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"bfloat16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
+        "large": {"bfloat16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, w1, b1, w2, b2):
     h = mm.fused_matmul(x, (w1,), lambda acc, b: mm.gelu(acc + b), bias=b1,
                         out_dtype=mm.hidden_dtype(x.dtype), name=NAME + "_up", task=NAME)

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import online_attention as ac
 from pallasbench.task import stress
 
@@ -65,6 +66,16 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
     o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"float32": {"bq": 16, "num_warps": 4}, "bfloat16": {"bq": 16, "num_warps": 4}},
+        "large": {"float32": {"bq": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "num_warps": 4, "num_stages": 3}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(q, k, v):
     heads, seq, d = q.shape
     dp = ac.padded_head_dim(d)

@@ -133,6 +133,16 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
     o_ref[...] = (residual + jnp.maximum(acc * inv[:, None], 0.0)).astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
+    configs={
+        "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
+        "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3}, "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, wq, wk, wv, wo, wff):
     seq, width = x.shape
     d = wq.shape[1]

@@ -70,3 +70,64 @@ def test_every_matmul_variant_is_correct_at_small(dtype):
         ran += 1
     assert ran >= 8
     assert tuning.active() == {}
+
+
+def _tuned_tasks():
+    return sorted(name for name in registry.discover() if hasattr(registry.load(name).kernel, "tuned"))
+
+
+def test_shipped_tables_exist_for_the_probed_tasks():
+    assert {"matmul", "flash_attention", "qk_softmax", "pairwise_distance", "sequence_match"} <= set(_tuned_tasks())
+
+
+@pytest.mark.parametrize("task", _tuned_tasks())
+def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
+    """Each (size, dtype) entry of the task's TUNED table keeps Triton's block rules, lowers for
+    CUDA, and every value in it is read by the kernel (tuned_kernel raises otherwise)."""
+    from pallasbench.task import blocks
+    from pallasbench.worker import interpret, jaxpr_info
+
+    module = registry.load(task)
+    table = module.kernel.tuned
+    assert table.gpu and (ROOT / table.source).is_dir(), f"{task}: results {table.source} not committed"
+    for size, by_dtype in table.configs.items():
+        for dtype in by_dtype:
+            run_dtype = "float32" if dtype == "*" else dtype
+            arrays = module.make_inputs(np.random.default_rng(0), module.SHAPES[size])
+            avals = [jax.ShapeDtypeStruct(np.shape(a), run_dtype if np.asarray(a).dtype == np.float32
+                                          else np.asarray(a).dtype) for a in arrays]
+            for call in jaxpr_info.pallas_calls(jax.make_jaxpr(lambda *xs: module.kernel(*xs))(*avals)):
+                for block, space in zip(call["block_shapes"], call["memory_spaces"]):
+                    if space != "any":
+                        blocks.check_block(f"{task}/{size}/{dtype}", block)
+            with interpret.suspended():
+                lowered = jax.jit(lambda *xs: module.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
+            assert "__gpu$xla.gpu.triton" in lowered.as_text(), f"{task} {size} {dtype}: no Triton kernel"
+
+
+def test_a_table_value_the_kernel_never_reads_is_refused():
+    module = registry.load("matmul")
+    table = tuning.Tuned(gpu="test", source="bench", configs={"small": {"float32": {"bm": 64, "bmm": 32}}})
+    kernel = tuning.tuned_kernel("matmul", module.SHAPES, module.INPUTS, table)(module.kernel.__wrapped__)
+    a, b = module.make_inputs(np.random.default_rng(0), module.SHAPES["small"])
+    with pytest.raises(ValueError, match=r"'matmul'.*small float32.*\['bmm'\]"):
+        jax.jit(kernel)(a, b)
+
+
+def test_the_shipped_table_applies_at_its_sizes_only():
+    module = registry.load("matmul")
+    seen = {}
+    table = tuning.Tuned(gpu="test", source="bench", configs={"small": {"*": {"bm": 64}}})
+
+    def probe(a, b):
+        seen[a.shape] = tuning.choice("matmul", "bm", "heuristic")
+        return a
+
+    kernel = tuning.tuned_kernel("matmul", module.SHAPES, module.INPUTS, table)(probe)
+    small = module.make_inputs(np.random.default_rng(0), module.SHAPES["small"])
+    kernel(*small)
+    kernel(np.zeros((32, 256), np.float32), np.zeros((256, 256), np.float32))
+    assert seen == {small[0].shape: 64, (32, 256): "heuristic"}
+    with tuning.variant("matmul", bm=16):  # a tuning run's values come first
+        kernel(*small)
+    assert seen[small[0].shape] == 16

@@ -1,8 +1,9 @@
 """Tiled Pallas matmul with a fused prologue and epilogue, shared by the matmul-class tasks.
 
-Not a task (the leading underscore keeps the registry away). Two pallas_calls:
+Not a task (the leading underscore keeps the registry away). Two pallas_calls for float32 dots,
+one for 16-bit ones:
 
-1. `pack_weights`: one streaming pass that writes every weight transposed, K-major (N, K),
+1. `pack_weights` (float32 dots only, see `packs_weights`): one streaming pass that writes every weight transposed, K-major (N, K),
    interleaved per output column tile: for a tile of bn columns the packed matrix holds bn rows
    of w_1^T, then bn rows of w_2^T, ... Cost: one read and one write of the weights (a
    streaming pass; its time is inside the "new" rows below).
@@ -29,7 +30,10 @@ truncation gives 2.3e-3, over the 2e-3 tolerance). The `round_*` options add exp
 truncates; off by default.
 
 Low precision: bfloat16/float16 operands go to the dot as they are (the tensor cores' 16-bit
-path) with a float32 accumulator; prologue results are cast back to the dot's dtype, bias and
+path) with a float32 accumulator, the weights read in their own (K, N) layout: 16-bit wgmma
+reads either major order, and on the H200 the packing pass cost more than it saved (bf16
+matmul at MEDIUM: 8.9 us unpacked, 9.8 us packed of which 2.1 us the pass;
+bench/results/2026-12-03-h200-kernels/); prologue results are cast back to the dot's dtype, bias and
 epilogue are float32, and the tile is rounded once on store. K steps are 128 bytes of a row
 (32 float32 columns, 64 at 2 bytes). A pipeline of two matmuls keeps its hidden layer at
 `hidden_dtype`: float16 overflows where the float32 one of the reference does not.

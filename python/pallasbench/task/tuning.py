@@ -1,16 +1,95 @@
-"""Kernel configuration choices a tuning run may replace while a kernel is traced.
+"""Kernel configuration choices: searched on the GPU, shipped beside the task, replaceable
+while a kernel is traced.
 
 A kernel reads each tunable choice (tile, warps, stages, split count...) through `choice`, with
-the value the task ships as the default. bench/probe.py times a task's variants by tracing its
-kernel inside `variant(task, **values)`. The harness never enters `variant`: a suite run always
-traces the shipped defaults, and `active()` lets a test assert that nothing is left set.
+the kernel's own heuristic as the default. Three layers answer, first match wins:
+1. `variant(task, **values)`: bench/probe.py times a task's variants by tracing its kernel
+   inside one. The harness never enters it; `active()` lets a test assert nothing is left set.
+2. The task's shipped table (`Tuned`, `tuned_kernel`): the configurations bench/probe.py chose
+   for the task's own sizes and dtypes on a named GPU, committed in the task file. It applies
+   while the kernel traces at exactly one of those sizes (its inputs' shapes) and dtypes.
+3. The default the kernel passes (its heuristic: every other shape, SMALL, candidates' calls).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 
 _ACTIVE: dict[str, dict] = {}
+_SHIPPED: dict[str, dict] = {}
+_READ: dict[str, set] = {}  # keys `choice` was asked for, per task, while its table applies
+
+
+@dataclasses.dataclass(frozen=True)
+class Tuned:
+    """Configurations chosen by bench/probe.py: {size: {dtype: values}} on `gpu`, from the
+    results in `source`. A dtype not listed falls back to `fallback[dtype]` (e.g. float16 takes
+    bfloat16's: the same 16-bit tensor-core paths); "*" matches any dtype (integer tasks)."""
+
+    gpu: str
+    source: str
+    configs: dict
+    fallback: dict = dataclasses.field(default_factory=lambda: {"float16": "bfloat16"})
+
+    def values(self, size: str, dtype: str) -> dict:
+        by_dtype = self.configs.get(size, {})
+        for key in (dtype, self.fallback.get(dtype), "*"):
+            if key in by_dtype:
+                return dict(by_dtype[key])
+        return {}
+
+
+def size_of(shapes: dict, input_names, arrays) -> str | None:
+    """The size whose input shapes are exactly the arrays' (in input order), or None."""
+    given = [tuple(a.shape) for a in arrays]
+    for size, by_name in shapes.items():
+        if [tuple(by_name[name]) for name in input_names] == given:
+            return size
+    return None
+
+
+def _dtype_of(arrays) -> str:
+    import jax.numpy as jnp
+
+    floats = [a.dtype for a in arrays if jnp.issubdtype(a.dtype, jnp.floating)]
+    return jnp.dtype(floats[0]).name if floats else "*"
+
+
+def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned):
+    """Decorator: the kernel traces with `table`'s values for its size and dtype as the shipped
+    layer of `choice` (under `task`). `inputs` are the task's INPUTS (their names give the order
+    of the kernel's arguments)."""
+    names = [i.name for i in inputs]
+
+    def wrap(kernel):
+        @functools.wraps(kernel)
+        def traced(*arrays):
+            size = size_of(shapes, names, arrays)
+            values = table.values(size, _dtype_of(arrays)) if size else {}
+            previous, read_before = _SHIPPED.get(task), _READ.get(task)
+            _SHIPPED[task], _READ[task] = values, set()
+            try:
+                out = kernel(*arrays)
+                # a key the kernel never asks for is a typo or a stale table (unless a tuning run's
+                # values changed the kernel's form, and with it which keys it reads)
+                unread = sorted(set(values) - _READ[task]) if task not in _ACTIVE else []
+                if unread:
+                    raise ValueError(f"task '{task}': tuned configuration for {size} "
+                                     f"{_dtype_of(arrays)} sets {unread}, which its kernel never reads")
+                return out
+            finally:
+                for layer, old in ((_SHIPPED, previous), (_READ, read_before)):
+                    if old is None:
+                        del layer[task]
+                    else:
+                        layer[task] = old
+
+        traced.tuned = table
+        return traced
+
+    return wrap
 
 
 @contextlib.contextmanager
@@ -28,8 +107,14 @@ def variant(task: str, **values):
 
 
 def choice(task: str, key: str, default):
-    """The value of `key` for `task`: a tuning run's, else the shipped `default`."""
-    return _ACTIVE.get(task, {}).get(key, default)
+    """The value of `key` for `task`: a tuning run's, else the task's shipped table's for the
+    size and dtype being traced, else `default`."""
+    if task in _READ:
+        _READ[task].add(key)
+    for layer in (_ACTIVE, _SHIPPED):
+        if key in layer.get(task, {}):
+            return layer[task][key]
+    return default
 
 
 def active() -> dict[str, dict]:
