@@ -89,7 +89,9 @@ TUNED = tuning.Tuned(
     gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
     configs={
         "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
-        "large": {"float32": {"bq": 128, "bk": 64}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+        # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
+        # stress case (3 of 33554432 elements; call 3): the heuristic's tiles stay
+        "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
     })
 
 
