@@ -118,6 +118,20 @@ json placement_json(const task_result& r) {
   return {{"lane", r.lane}, {"lanes", r.lanes}, {"gpu", gpu}};
 }
 
+// The configuration the suite's own kernel traced with at the record's size and dtype (from the
+// trusted describe, never from the process that ran the kernel); none for a user's candidate,
+// whose configuration the harness cannot know.
+json kernel_config_json(const task_result& r, bool user) {
+  const json& shipped = r.task.kernel_config;
+  if (user || !shipped.is_object()) return nullptr;
+  const auto size = r.config.size_name();
+  const std::string dtype(to_string(r.config.dtype));
+  json values = json::array();
+  if (const auto& all = shipped.value("values", json::object()); all.contains(size) && all[size].contains(dtype))
+    values = all[size][dtype];
+  return {{"gpu", shipped.value("gpu", "")}, {"source", shipped.value("source", "")}, {"values", values}};
+}
+
 }  // namespace
 
 json to_record(const task_result& r) {
@@ -184,6 +198,7 @@ json to_record(const task_result& r) {
       {"bytes", model_at(r.task.bytes, size)},
       {"phases", phases_json(r)},
       {"placement", placement_json(r)},
+      {"kernel_config", kernel_config_json(r, user)},
       {"request_id", r.request_id.empty() ? json(nullptr) : json(r.request_id)},
   };
   record = arrow_stable(std::move(record));

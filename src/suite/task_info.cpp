@@ -34,6 +34,7 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
   t.bytes_by_dtype = j.value("bytes_by_dtype", std::map<std::string, std::map<std::string, std::int64_t>>{});
   t.output_dtype = j.value("output_dtype", "");
+  t.kernel_config = j.value("kernel_config", nlohmann::json());
   t.source = j.value("kernel_source", "");
   t.bundled_source = j.value("kernel_bundled_source", t.source);
   t.reference_source = j.value("reference_source", "");

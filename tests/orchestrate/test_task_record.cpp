@@ -256,5 +256,29 @@ TEST(TaskRecord, ShardIsRecordedButIsNoPartOfTheResumeKey) {
   EXPECT_EQ(sharded["config"], unsharded["config"]);
 }
 
+TEST(TaskRecord, SuiteKernelRecordsItsShippedConfigurationAtItsSizeAndDtype) {
+  auto r = sample_result();
+  r.task.kernel_config = {
+      {"gpu", "NVIDIA H200"},
+      {"source", "bench/results/x"},
+      {"values",
+       {{"small", {{"float32", {{{"key", "bq"}, {"value", "32"}}}}, {"bfloat16", {{{"key", "bq"}, {"value", "64"}}}}}}}}};
+  const auto f32 = to_record(r);
+  EXPECT_EQ(f32["kernel_config"]["gpu"], "NVIDIA H200");
+  EXPECT_EQ(f32["kernel_config"]["values"], nlohmann::json::parse(R"([{"key": "bq", "value": "32"}])"));
+  r.config.dtype = float_dtype::bfloat16;
+  EXPECT_EQ(to_record(r)["kernel_config"]["values"][0]["value"], "64");
+  r.config.dtype = float_dtype::float16;  // no entry: the heuristic, said as an empty list
+  EXPECT_EQ(to_record(r)["kernel_config"]["values"], nlohmann::json::array());
+}
+
+TEST(TaskRecord, NoConfigurationIsClaimedForAUserCandidateOrAnUntunedTask) {
+  auto r = sample_result();
+  EXPECT_FALSE(to_record(r).contains("kernel_config"));  // the task ships no table
+  r.task.kernel_config = {{"gpu", "NVIDIA H200"}, {"source", "s"}, {"values", nlohmann::json::object()}};
+  r.candidate.kind = candidate_kind::user;  // the suite's table says nothing of a user's kernel
+  EXPECT_FALSE(to_record(r).contains("kernel_config"));
+}
+
 }  // namespace
 }  // namespace pallasbench

@@ -131,3 +131,15 @@ def test_the_shipped_table_applies_at_its_sizes_only():
     with tuning.variant("matmul", bm=16):  # a tuning run's values come first
         kernel(*small)
     assert seen[small[0].shape] == 16
+
+
+def test_describe_gives_the_shipped_configuration_by_size_and_dtype():
+    import json
+
+    info = registry.describe(registry.load("matmul"))["kernel_config"]
+    assert info["gpu"] == "NVIDIA H200" and info["source"].startswith("bench/results/")
+    medium = {d["key"]: json.loads(d["value"]) for d in info["values"]["medium"]["bfloat16"]}
+    assert medium == registry.load("matmul").kernel.tuned.configs["medium"]["bfloat16"]
+    assert info["values"]["medium"]["float16"] == info["values"]["medium"]["bfloat16"]  # falls back
+    assert info["values"]["small"]["float32"] == []  # untuned: the heuristic
+    assert registry.describe(registry.load("add"))["kernel_config"] is None

@@ -40,6 +40,9 @@ struct task_info {
   // dtype -> size -> bytes, where the task's byte model takes the element size (at(dtype) picks).
   std::map<std::string, std::map<std::string, std::int64_t>> bytes_by_dtype;
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
+  // The suite kernel's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
+  // value}]}, task/registry.py's _kernel_config); null when it ships none.
+  nlohmann::json kernel_config;
   std::vector<std::string> stress_cases;      // checked after the seeds (TASKS.md, "Stress cases")
   std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it
   // Read by the trusted reference process, never by the process that imports the kernel.

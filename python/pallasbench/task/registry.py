@@ -130,7 +130,26 @@ def describe(module: ModuleType) -> dict:
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes_by_dtype": _bytes_by_dtype(module),
+        "kernel_config": _kernel_config(module),
     }
+
+
+def _kernel_config(module: ModuleType) -> dict | None:
+    """The suite kernel's shipped configuration (tuning.Tuned): the GPU and results it was chosen
+    on, and the values its kernel traces with at each size and dtype, as [{key, value}] with
+    each value JSON-encoded (one schema whatever the keys' types; an empty list: the kernel's
+    heuristic). None when the kernel ships no table."""
+    import json
+
+    from pallasbench.task import dtypes
+
+    table = getattr(module.kernel, "tuned", None)
+    if table is None:
+        return None
+    values = {size: {dtype: [{"key": k, "value": json.dumps(v)} for k, v in sorted(table.values(size, dtype).items())]
+                     for dtype in dtypes.DTYPES}
+              for size in SIZE_NAMES}
+    return {"gpu": table.gpu, "source": table.source, "values": values}
 
 
 def _bytes_by_dtype(module: ModuleType) -> dict:
