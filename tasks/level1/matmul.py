@@ -8,6 +8,13 @@ K-major only; a row-major b tile is re-laid out every K step: this task's first 
 32-wide steps. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32).
 At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
 accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
+No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
+dot per weight and step; tiled_matmul.packs_weights).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import jax.numpy as jnp

@@ -1,6 +1,6 @@
 """matmul_silu: silu(x @ w) = (x @ w) * sigmoid(x @ w).
 
-A packing pass first writes w transposed, K-major (tiled_matmul.pack_weights: TF32 wgmma reads
+At float32 a packing pass first writes w transposed, K-major (tiled_matmul.pack_weights: TF32 wgmma reads
 shared memory K-major only; N-major tiles ran 3x slower). Then one pallas_call: (bm, bn) output
 tiles (128x128, halved while the grid would leave SMs idle), K walked in 32-wide steps by an
 in-kernel fori_loop into a float32 accumulator, silu applied in the epilogue before the single
@@ -9,6 +9,13 @@ Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to 
 itself, cvt.rna): relative error 3.0e-4 on the H200 at LARGE, against 2e-3.
 At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
 accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
+No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
+dot per weight and step; tiled_matmul.packs_weights).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import jax

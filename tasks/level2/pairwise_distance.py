@@ -1,6 +1,6 @@
 """pairwise_distance: out[i, j] = sqrt(sum_d (x[i, d] - x[j, d])^2 + 1e-8), (N, N).
 
-Each program owns a (TILE_M, TILE_N) output tile. The shipped form ("diff") accumulates squared
+Each program owns a (TILE_M, TILE_N) output tile. The default form ("diff") accumulates squared
 differences one feature at a time (rank-1 updates from an x column of the row tile and of the
 column tile), formed explicitly in fp32. bfloat16/float16 features are widened to fp32 before the
 differences; the distance is rounded once to x's dtype.
@@ -13,6 +13,11 @@ the rounded difference is clamped at zero, and rows that differ by less than ~sq
 their small distance (absolute error ~ sqrt(ulp(|x|^2)); the suite's inputs have none).
 Tiles, warps and stages are tunable (tuning.choice) so a tuning run can trade tile size for
 programs on a large GPU.
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import functools

@@ -9,11 +9,16 @@ At bfloat16/float16, q and k go to the 16-bit tensor cores as they are and the f
 are scaled after the dot (online_attention.queries); probabilities are rounded once on store.
 
 Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_warps",
-"num_stages"; "mode" (shipped: "two_pass", the above) may be "one_pass": the row block's
+"num_stages"; "mode" (default: "two_pass", the above) may be "one_pass": the row block's
 score tiles kept live as an unrolled list (one dot per tile, no recompute), or "split": a first
 pallas_call writes per-(row, key split) max and exp-sum over a (query block, "splits") grid, a
 second one owns a ("tile_q", "tile_k") output tile, merges the few partial stats of its rows and
 stores exp2(s - M) / L, so the N*N store runs over N*N / tile programs.
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import functools

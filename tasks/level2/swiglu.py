@@ -1,16 +1,23 @@
 """swiglu: silu(x @ wg) * (x @ wu).
 
-A packing pass first writes wg and wu transposed (K-major) and interleaved per output column tile
+At float32 a packing pass first writes wg and wu transposed (K-major) and interleaved per output column tile
 (tiled_matmul.pack_weights). Then one pallas_call computes both projections and the gate: each
 program owns one (bm, bn) output tile (128x64, halved while the grid would leave SMs idle), walks
 K in 32-wide steps with an in-kernel fori_loop and feeds each x tile to a single (bm, 2*bn) dot
 against the interleaved [wg | wu] tile, one float32 accumulator; the epilogue splits it, applies
-silu to the gate half and multiplies by the up half before the single store. (Two dots per step
+silu to the gate half and multiplies by the up half before the single store. (At float32, two dots per step
 into two accumulators ran at half the rate on the H200.)
 Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
 itself, cvt.rna): relative error 4.2e-4 on the H200 at LARGE, against 2e-3.
 At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
 accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
+No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
+dot per weight and step; tiled_matmul.packs_weights).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import jax

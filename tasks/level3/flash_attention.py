@@ -12,7 +12,12 @@ Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_
 "num_stages" replace online_attention.blocks' choices; "splits" > 1 splits the key sequence
 too: grid (query block, split), each program writes its unnormalised (acc, max, exp-sum) in
 float32 and a second pallas_call rescales the splits to the common row max and normalises.
-Shipped default: one split.
+Default: one split.
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import functools
@@ -140,7 +145,7 @@ def kernel(q, k, v):
     q, k, v = (ac.pad_last(t, dp) for t in (q, k, v))
     bq, bk, warps, stages = ac.tuned_blocks(NAME, seq, dp)
     scale = ac.LOG2E / math.sqrt(d)
-    # Key splits (tuning only): each split at least one 16-key tile; bk shrinks to the split.
+    # Key splits (TUNED or a tuning run): each split at least one 16-key tile; bk shrinks to the split.
     splits = min(tuning.choice(NAME, "splits", 1), seq // 16)
     if splits > 1:
         bk = min(bk, seq // splits)

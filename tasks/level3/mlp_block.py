@@ -10,6 +10,13 @@ bf16; at float16 it is stored in float32 (tiled_matmul.hidden_dtype: float16 ove
 reference's does not) and the second dot runs at float32 (TF32).
 Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
 itself, cvt.rna): relative error 2.6e-4 on the H200 at LARGE, against 2e-3.
+No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
+dot per weight and step; tiled_matmul.packs_weights).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import jax

@@ -19,6 +19,11 @@ Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps",
 for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
 tuned_blocks) and "bn_out" for the attention kernel; "full_precision" "split_tf32" runs the
 float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
+per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
+kernel_config says which values ran.
 """
 
 import functools
