@@ -38,10 +38,13 @@ def make_inputs(rng, shapes):
     return tl.normal(rng, shapes["logits"]), tl.uniform(rng, shapes["targets"])
 
 
-def _bce(z, t, softplus="log1p"):
+def _softplus_tail(z, form):
     e = jnp.exp(-jnp.abs(z))
-    tail = jnp.log(1.0 + e) if softplus == "log" else jnp.log1p(e)
-    return jnp.maximum(z, 0.0) - z * t + tail
+    return jnp.log(1.0 + e) if form == "log" else jnp.log1p(e)
+
+
+def _bce(z, t, softplus="log1p"):
+    return jnp.maximum(z, 0.0) - z * t + _softplus_tail(z, softplus)
 
 
 def reference(logits, targets):
