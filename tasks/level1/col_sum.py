@@ -10,8 +10,8 @@ summed in float32 (the partials are float32 in memory), rounded once on store.
 
 Tunable (pallasbench.task.tuning): "cols" (the first pass's tile width), "tile" (its elements a
 program: taller tiles, fewer partial rows), "num_warps" (first pass), "split" ("int", the
-default, or "add": reductions.split_for_sum's head rounded by float adds instead of two
-int32 conversions an element, which run at a quarter of the add rate).
+default, "add" or "floor": reductions.split_for_sum's head rounded by float adds or one floor
+instead of two int32 conversions an element, which run at a quarter of the add rate).
 """
 
 import functools
@@ -97,7 +97,7 @@ def _combine_body(head_ref, tail_ref, o_ref, *, parts, cols, chunk, chunks):
 def kernel(x):
     rows, cols = x.shape
     split = tuning.choice(NAME, "split", "int")
-    if split not in ("int", "add"):
+    if split not in ("int", "add", "floor"):
         raise ValueError(f"{NAME}: split {split!r}")
     bc = min(tl.next_pow2(cols), tuning.choice(NAME, "cols", PASS1_COLS))
     tile = tuning.choice(NAME, "tile", TILE)

@@ -10,7 +10,8 @@ float32 (kernels.reductions), rounded once on store.
 Tunable (pallasbench.task.tuning): reduce_rows' launch keys (kernels.rowwise) and "sum", how a
 tile is summed: "split" (the default above, the head rounded through int32), "add" (the same
 exact split, the head rounded by two float adds: the int32 round trip's conversions run at a
-quarter of the add rate, exposed once 16-bit loads halve the memory time), or "plain" (one f32
+quarter of the add rate, exposed once 16-bit loads halve the memory time), "floor" (the head
+rounded by one floor instead of two conversions; reductions.split_for_sum), or "plain" (one f32
 tree sum: for 16-bit dtypes only, whose output rounding, 2^-8 or 2^-11 relative, dwarfs a float32
 sum's ~1e-5 error; at float32 that error is the size of the tolerance).
 """
@@ -50,7 +51,7 @@ def reference(x):
 def _tile_sums(x, form):
     if form == "plain":
         return jnp.sum(x, axis=1), jnp.zeros((x.shape[0],), jnp.float32)
-    head, tail = reductions.split_for_sum(x, "add" if form == "add" else "int")
+    head, tail = reductions.split_for_sum(x, "int" if form == "split" else form)
     return jnp.sum(head, axis=1), jnp.sum(tail, axis=1)
 
 
@@ -65,7 +66,7 @@ def _zero_sums(br):
 
 def kernel(x):
     form = tuning.choice(NAME, "sum", "split")
-    if form not in ("split", "add", "plain"):
+    if form not in ("split", "add", "floor", "plain"):
         raise ValueError(f"{NAME}: sum form {form!r}")
     # Masked lanes read 0: they add nothing to either sum.
     return reductions.reduce_rows(x, functools.partial(_tile_sums, form=form), _add_sums, _zero_sums,

@@ -7,7 +7,8 @@ outside to whole blocks. Computed in float32 at every dtype, rounded once on sto
 
 Tunable (pallasbench.task.tuning): map_blocks' launch keys (kernels.elementwise); "gelu": "tanh"
 (the default, jax.nn.gelu's form) or "sigmoid" (the same function as y / (1 + exp(-2u)): one
-exp and a divide where tanh is a longer libdevice routine; at bfloat16, 5 bytes an element, the
+exp and a divide where tanh is a longer libdevice routine; "sigmoid_exp2" takes the exp as
+exp2(-2u * log2(e)), a multiply and ex2 for libdevice's expf; at bfloat16, 5 bytes an element, the
 kernel runs at ~2.2 TB/s, so arithmetic, not memory, bounds it); "scale": "div" (the default,
 / 0.9 as the reference) or "mul" (* (1 / 0.9): a multiply for a full divide, within an ulp).
 """
@@ -46,15 +47,19 @@ def reference(x, b, keep):
     return jax.nn.gelu(x + b, approximate=True) * keep.astype(jnp.float32) / KEEP_PROB
 
 
-def _gelu_sigmoid(y):
+def _gelu_sigmoid(y, exp2=False):
     """0.5 y (1 + tanh(u)) = y * sigmoid(2u); exp overflows to inf for very negative y: -0."""
     u = 0.7978845608028654 * (y + 0.044715 * (y * y * y))  # sqrt(2/pi)
-    return y / (1.0 + jnp.exp(-2.0 * u))
+    e = jnp.exp2(u * (-2.0 * 1.4426950408889634)) if exp2 else jnp.exp(-2.0 * u)  # log2(e)
+    return y / (1.0 + e)
 
 
 def _body(x_ref, b_ref, keep_ref, o_ref, *, gelu, scale):
     y = x_ref[...].astype(jnp.float32) + b_ref[...].astype(jnp.float32)[None, :]
-    g = _gelu_sigmoid(y) if gelu == "sigmoid" else jax.nn.gelu(y, approximate=True)
+    if gelu == "tanh":
+        g = jax.nn.gelu(y, approximate=True)
+    else:
+        g = _gelu_sigmoid(y, exp2=gelu == "sigmoid_exp2")
     kept = g * keep_ref[...].astype(jnp.float32)
     out = kept * (1.0 / KEEP_PROB) if scale == "mul" else kept / KEEP_PROB
     o_ref[...] = out.astype(o_ref.dtype)
@@ -62,7 +67,7 @@ def _body(x_ref, b_ref, keep_ref, o_ref, *, gelu, scale):
 
 def kernel(x, b, keep):
     gelu, scale = tuning.choice(NAME, "gelu", "tanh"), tuning.choice(NAME, "scale", "div")
-    if gelu not in ("tanh", "sigmoid") or scale not in ("div", "mul"):
+    if gelu not in ("tanh", "sigmoid", "sigmoid_exp2") or scale not in ("div", "mul"):
         raise ValueError(f"{NAME}: gelu {gelu!r}, scale {scale!r}")
     return elementwise.map_blocks(functools.partial(_body, gelu=gelu, scale=scale), x, b, keep,
                                   pad_edges=True, name=NAME)

@@ -42,11 +42,15 @@ def split_for_sum(x, form: str = "int"):
     where the int32 round trip costs two conversions an element, at a quarter of the add rate
     on Hopper (16 a cycle per SM), about 4 us per 8M elements: hidden behind float32 loads,
     not behind 16-bit ones. On the GPU (no fast-math reassociation) the split is the same exact
-    one; in interpret mode XLA may fold it to head = x, tail = 0 (a plain sum, checked there).
+    one; in interpret mode XLA folds it to head = x, tail = 0 (a plain sum), so the CPU tests
+    cannot see it. form "floor": head = floor(x * 2^10) / 2^10, one rounding instruction (the
+    same conversion rate) for the int32 round trip's two; tails lie in [0, 2^-10).
     """
     clipped = jnp.clip(x, -SUM_HEAD_RANGE, SUM_HEAD_RANGE)
     if form == "add":
         head = (clipped + SUM_ROUNDER) - SUM_ROUNDER
+    elif form == "floor":
+        head = jnp.floor(clipped * SUM_GRID) * (1.0 / SUM_GRID)
     else:
         scaled = clipped * SUM_GRID  # power of two: exact
         head = scaled.astype(jnp.int32).astype(jnp.float32) * (1.0 / SUM_GRID)
