@@ -69,7 +69,16 @@ def test_variant_matches_reference_at_small(task_name, name, values):
 
 @pytest.mark.parametrize("size", ["medium", "large"])
 @pytest.mark.parametrize("task_name, name, values", VARIANTS, ids=IDS)
-def test_variant_lowers_for_cuda(task_name, name, values, size):
+def test_variant_lowers_for_cuda(task_name, name, values, size, monkeypatch):
+    """...and every key it sets is one the kernel asks for (a typo would time the default)."""
+    asked, choice = set(), tuning.choice
+
+    def recording(task, key, default):
+        if task == task_name:
+            asked.add(key)
+        return choice(task, key, default)
+
+    monkeypatch.setattr(tuning, "choice", recording)
     only = values.get("_dtypes")
     dtype = jnp.float32 if only is None or "float32" in only else jnp.dtype(dtypes.numpy_dtype(only[0]))
     task = registry.load(task_name)
@@ -79,6 +88,7 @@ def test_variant_lowers_for_cuda(task_name, name, values, size):
     with tuning.variant(task_name, **_values(values)), interpret.suspended():
         lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
     assert "__gpu$xla.gpu.triton" in lowered.as_text()
+    assert set(_values(values)) <= asked, sorted(set(_values(values)) - asked)
 
 
 @pytest.mark.parametrize("task_name, form, dtype", ARITHMETIC,
