@@ -7,6 +7,11 @@ tail sums are tiny, so the result carries little more than its final rounding. T
 streams (64, 128) tiles over a 2-D grid, writing head and tail column sums per tile; the second
 sums them per 32-column strip. Ragged edges are masked to 0. No dot, no TF32. Any float dtype:
 summed in float32 (the partials are float32 in memory), rounded once on store.
+
+Tunable (pallasbench.task.tuning): "cols" (the first pass's tile width), "tile" (its elements a
+program: taller tiles, fewer partial rows), "num_warps" (first pass), "split" ("int", the
+default, "add" or "floor": reductions.split_for_sum's head rounded by float adds or one floor
+instead of two int32 conversions an element, which run at a quarter of the add rate).
 """
 
 import functools
@@ -19,6 +24,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 from pallasbench.kernels import masked, reductions
+from pallasbench.task import tuning
 
 NAME = "col_sum"
 LEVEL = 1
@@ -59,13 +65,13 @@ def _store_cols(ref, val, col0, cols):
         pltriton.store(ref, val, mask=c < cols)
 
 
-def _partial_body(x_ref, head_ref, tail_ref, *, rows, cols):
+def _partial_body(x_ref, head_ref, tail_ref, *, rows, cols, split):
     """Head and tail column sums of one (tr, bc) tile -> one row of each partial matrix."""
     tr, bc = x_ref.shape
     col0 = pl.program_id(1) * bc
     x = masked.load_tile(x_ref, pl.program_id(0) * tr, rows, col0, cols, bc, other=0.0)
     x = x.astype(jnp.float32)  # bfloat16/float16 columns are summed in float32 too
-    head, tail = reductions.split_for_sum(x)
+    head, tail = reductions.split_for_sum(x, split)
     _store_cols(head_ref, jnp.sum(head, axis=0, keepdims=True), col0, cols)
     _store_cols(tail_ref, jnp.sum(tail, axis=0, keepdims=True), col0, cols)
 
@@ -90,17 +96,22 @@ def _combine_body(head_ref, tail_ref, o_ref, *, parts, cols, chunk, chunks):
 
 def kernel(x):
     rows, cols = x.shape
-    bc = min(tl.next_pow2(cols), PASS1_COLS)
-    tr = min(tl.next_pow2(rows), TILE // bc)
+    split = tuning.choice(NAME, "split", "int")
+    if split not in ("int", "add", "floor"):
+        raise ValueError(f"{NAME}: split {split!r}")
+    bc = min(tl.next_pow2(cols), tuning.choice(NAME, "cols", PASS1_COLS))
+    tile = tuning.choice(NAME, "tile", TILE)
+    tr = min(tl.next_pow2(rows), max(1, tile // bc))
     parts = tl.cdiv(rows, tr)
     partial_spec = pl.BlockSpec((1, bc), lambda i, j: (i, j))
     heads, tails = pl.pallas_call(
-        functools.partial(_partial_body, rows=rows, cols=cols),
+        functools.partial(_partial_body, rows=rows, cols=cols, split=split),
         out_shape=[jax.ShapeDtypeStruct((parts, cols), jnp.float32)] * 2,
         grid=(parts, tl.cdiv(cols, bc)),
         in_specs=[pl.BlockSpec((tr, bc), lambda i, j: (i, j))],
         out_specs=[partial_spec, partial_spec],
-        compiler_params=tl.triton_params(num_warps=8 if tr * bc >= TILE else 4, num_stages=1),
+        compiler_params=tl.triton_params(
+            num_warps=tuning.choice(NAME, "num_warps", 8 if tr * bc >= TILE else 4), num_stages=1),
     )(x)
 
     bc2 = min(tl.next_pow2(cols), PASS2_COLS)

@@ -4,6 +4,7 @@ Memory-bound row reduction: each program loads whole rows of x and y (tl.row_blo
 8K float32 elements, 8 warps) and forms the three row sums x.y, x.x, y.y in registers in one pass.
 Ragged edge blocks (a row count or width the block does not tile) load and store through masks. Any
 float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on store.
+Tunable launch shape: row_values' "block_bytes" and "num_warps" (pallasbench.task.tuning).
 """
 
 import jax.numpy as jnp

@@ -11,6 +11,12 @@ a factor of two of p, Sterbenz), and written as (x - p - mean(s)) * rstd. An off
 leaves the mean exact to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values would carry
 ~1e-4 into every output. Any float dtype: computed in float32 (kernels.rowwise), rounded once on
 store.
+
+Tunable (pallasbench.task.tuning): map_rows' launch keys (kernels.rowwise) and "stats" for rows
+held in registers: "two_pass" (the default: mean, then the centred variance, two dependent row
+reductions) or "one_pass" (sum(s) and sum(s^2) reduced together, var = E[s^2] - mean(s)^2: the
+two cross-warp reductions overlap instead of queueing; the pivot shift keeps mean(s)^2 within a
+few var, so the cancellation costs a few bits of float32, far inside the tolerance).
 """
 
 import jax.numpy as jnp
@@ -18,6 +24,7 @@ from jax import lax
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.task import tuning
 
 NAME = "layernorm"
 LEVEL = 1
@@ -67,6 +74,14 @@ def _layernorm_whole(x, block):
     return d * lax.rsqrt(var + EPS)
 
 
+def _layernorm_whole_one_pass(x, block):
+    cols = block.cols
+    s = _centred(x, _pivot(block), 0, cols)  # padding lanes: 0, not -p
+    mean = jnp.sum(s, axis=1, keepdims=True) / cols
+    var = jnp.maximum(jnp.sum(s * s, axis=1, keepdims=True) / cols - mean * mean, 0.0)
+    return (s - mean) * lax.rsqrt(var + EPS)
+
+
 def _layernorm_tiled(block):
     """Per-tile (mean, M2) merged across tiles, then a write pass.
 
@@ -95,8 +110,10 @@ def _layernorm_tiled(block):
 
 
 def kernel(x):
+    stats = tuning.choice(NAME, "stats", "two_pass")
+    whole = {"two_pass": _layernorm_whole, "one_pass": _layernorm_whole_one_pass}[stats]
     # Masked lanes read 0; _centred keeps them at 0 after each shift.
-    return rowwise.map_rows(x, _layernorm_whole, _layernorm_tiled, other=0.0, name=NAME)
+    return rowwise.map_rows(x, whole, _layernorm_tiled, other=0.0, name=NAME)
 
 
 def flops(shapes):

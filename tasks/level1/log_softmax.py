@@ -5,13 +5,23 @@ Memory-bound: one read and one write per element. One program owns `br` whole ro
 exp-sum, log and the shifted write are fused, so x is read once. Rows wider than 8K elements take
 two passes over column tiles (online max/sum, then the write). Masked lanes read as -inf (exp gives
 0). No dot, no TF32. Any float dtype: computed in float32 (kernels.rowwise), rounded once on store.
+
+Tunable (pallasbench.task.tuning): map_rows' launch keys (kernels.rowwise) and "exp" for rows
+held in registers: "exp" (the default; Pallas lowers it to libdevice's __nv_expf, a range
+reduction around ex2) or "exp2" (exp2(x * log2(e)), a multiply and ex2: the rounding of the
+product costs |x| * 2^-24 relative, and the terms that carry the sum have small |x|).
 """
+
+import functools
 
 import jax
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.task import tuning
+
+LOG2_E = 1.4426950408889634
 
 NAME = "log_softmax"
 LEVEL = 1
@@ -33,9 +43,10 @@ def reference(x):
     return jax.nn.log_softmax(x, axis=-1)
 
 
-def _log_softmax_whole(x, block):
+def _log_softmax_whole(x, block, exp2=False):
     shifted = x - jnp.max(x, axis=1, keepdims=True)
-    lse = jnp.log(jnp.sum(jnp.exp(shifted), axis=1, keepdims=True))
+    e = jnp.exp2(shifted * LOG2_E) if exp2 else jnp.exp(shifted)
+    lse = jnp.log(jnp.sum(e, axis=1, keepdims=True))
     return shifted - lse
 
 
@@ -47,7 +58,11 @@ def _log_softmax_tiled(block):
 
 def kernel(x):
     # Masked lanes read -inf: they never win the max and exp gives 0.
-    return rowwise.map_rows(x, _log_softmax_whole, _log_softmax_tiled, other=-jnp.inf, name=NAME)
+    form = tuning.choice(NAME, "exp", "exp")
+    if form not in ("exp", "exp2"):
+        raise ValueError(f"{NAME}: exp {form!r}")
+    whole = functools.partial(_log_softmax_whole, exp2=form == "exp2")
+    return rowwise.map_rows(x, whole, _log_softmax_tiled, other=-jnp.inf, name=NAME)
 
 
 def flops(shapes):

@@ -4,7 +4,8 @@ Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 K
 elements, the row padded to a power of two) and reduces each row with one in-register max; rows
 wider than 8K elements are reduced tile by tile in a fori_loop. Ragged edges are masked to -inf
 before the max. No dot, no TF32. Any float dtype: computed and accumulated in float32
-(kernels.reductions), rounded once on store.
+(kernels.reductions), rounded once on store. Tunable launch shape: reduce_rows' keys
+(kernels.rowwise, pallasbench.task.tuning).
 """
 
 import jax.numpy as jnp

@@ -6,12 +6,23 @@ exact head/tail split (reductions.split_for_sum: the sum carries little more tha
 rounding); rows wider than 8K elements are summed tile by tile in a fori_loop (reduce_rows). Ragged
 edges are masked to 0 before summing. No dot, no TF32. Any float dtype: computed and accumulated in
 float32 (kernels.reductions), rounded once on store.
+
+Tunable (pallasbench.task.tuning): reduce_rows' launch keys (kernels.rowwise) and "sum", how a
+tile is summed: "split" (the default above, the head rounded through int32), "add" (the same
+exact split, the head rounded by two float adds: the int32 round trip's conversions run at a
+quarter of the add rate, exposed once 16-bit loads halve the memory time), "floor" (the head
+rounded by one floor instead of two conversions; reductions.split_for_sum), or "plain" (one f32
+tree sum: for 16-bit dtypes only, whose output rounding, 2^-8 or 2^-11 relative, dwarfs a float32
+sum's ~1e-5 error; at float32 that error is the size of the tolerance).
 """
+
+import functools
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.task import tuning
 
 NAME = "reduce_sum"
 LEVEL = 1
@@ -37,8 +48,10 @@ def reference(x):
     return jnp.sum(x, axis=-1)
 
 
-def _tile_sums(x):
-    head, tail = reductions.split_for_sum(x)
+def _tile_sums(x, form):
+    if form == "plain":
+        return jnp.sum(x, axis=1), jnp.zeros((x.shape[0],), jnp.float32)
+    head, tail = reductions.split_for_sum(x, "int" if form == "split" else form)
     return jnp.sum(head, axis=1), jnp.sum(tail, axis=1)
 
 
@@ -52,9 +65,12 @@ def _zero_sums(br):
 
 
 def kernel(x):
+    form = tuning.choice(NAME, "sum", "split")
+    if form not in ("split", "add", "floor", "plain"):
+        raise ValueError(f"{NAME}: sum form {form!r}")
     # Masked lanes read 0: they add nothing to either sum.
-    return reductions.reduce_rows(x, _tile_sums, _add_sums, _zero_sums, lambda sums: sums[0] + sums[1],
-                                  other=0.0, name=NAME)
+    return reductions.reduce_rows(x, functools.partial(_tile_sums, form=form), _add_sums, _zero_sums,
+                                  lambda sums: sums[0] + sums[1], other=0.0, name=NAME)
 
 
 def flops(shapes):

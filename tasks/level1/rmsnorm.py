@@ -4,7 +4,8 @@ Memory-bound: one read and one write per element. One program owns `br` whole ro
 32 KB, 8K float32 elements, the row padded to a power of two) held in registers: the tree sum of
 squares and the scaled write come from one read of x. Rows wider than 8K elements stream column
 tiles twice (sum of squares, then the write). Masked lanes read as 0. No dot, no TF32. Any float
-dtype: computed in float32 (kernels.rowwise), rounded once on store.
+dtype: computed in float32 (kernels.rowwise), rounded once on store. Tunable launch shape:
+map_rows' keys (kernels.rowwise, pallasbench.task.tuning).
 """
 
 import jax.numpy as jnp

@@ -9,6 +9,9 @@ The sums are float32 at every dtype: bfloat16/float16 updates are widened before
 add into a float32 buffer, which a second pallas_call rounds once to the updates' dtype (16-bit
 atomics would round every partial sum: a degenerate id list, all rows into one, drifts by
 percents).
+
+Tunable (pallasbench.task.tuning): "rows" (update rows a program, ROWS: more atomics in flight
+per program against fewer programs), "max_cols" (MAX_COLS), "num_warps".
 """
 
 import functools
@@ -19,8 +22,8 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
-
 from pallasbench.kernels import elementwise, masked
+from pallasbench.task import tuning
 
 NAME = "scatter_add"
 LEVEL = 1
@@ -45,12 +48,12 @@ def reference(updates, idx):
     return jnp.zeros((NUM_ROWS, updates.shape[1]), updates.dtype).at[idx].add(updates)
 
 
-def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd):
+def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd, rows):
     del zeros_ref  # the same buffer as o_ref (aliased): the zeros the atomics add into
     cols = pl.ds(pl.multiple_of(pl.program_id(1) * bd, bd), bd)
     # Ids are in range by the task's domain; the clamp only keeps a bad id inside the output.
-    targets = [jnp.clip(idx_ref[r], 0, NUM_ROWS - 1) for r in range(ROWS)]
-    values = [upd_ref[r, :].astype(jnp.float32) for r in range(ROWS)]
+    targets = [jnp.clip(idx_ref[r], 0, NUM_ROWS - 1) for r in range(rows)]
+    values = [upd_ref[r, :].astype(jnp.float32) for r in range(rows)]
     for target, value in zip(targets, values):
         pltriton.atomic_add(o_ref, (target, cols), value)
 
@@ -61,23 +64,25 @@ def _round_body(sums_ref, o_ref):
 
 def kernel(updates, idx):
     n, d = updates.shape
-    bd = min(MAX_COLS, tl.next_pow2(d))
+    rows = tuning.choice(NAME, "rows", ROWS)
+    bd = min(tuning.choice(NAME, "max_cols", MAX_COLS), tl.next_pow2(d))
     # Ragged edges are padded (zero updates to row 0), since interpret mode rejects atomic masks.
-    upd = masked.pad_to_multiple(masked.pad_to_multiple(updates, 0, ROWS), 1, bd)
-    ids = masked.pad_to_multiple(idx, 0, ROWS)
+    upd = masked.pad_to_multiple(masked.pad_to_multiple(updates, 0, rows), 1, bd)
+    ids = masked.pad_to_multiple(idx, 0, rows)
     (np_, dp) = upd.shape
     zeros = jnp.zeros((NUM_ROWS, dp), jnp.float32)  # the float32 sums, whatever the dtype
     any_spec = pl.BlockSpec(memory_space=pl.ANY)
     out = pl.pallas_call(
-        functools.partial(_body, bd=bd),
+        functools.partial(_body, bd=bd, rows=rows),
         out_shape=jax.ShapeDtypeStruct((NUM_ROWS, dp), jnp.float32),
-        grid=(np_ // ROWS, dp // bd),
-        in_specs=[pl.BlockSpec((ROWS,), lambda i, j: (i,)),
-                  pl.BlockSpec((ROWS, bd), lambda i, j: (i, j)),
+        grid=(np_ // rows, dp // bd),
+        in_specs=[pl.BlockSpec((rows,), lambda i, j: (i,)),
+                  pl.BlockSpec((rows, bd), lambda i, j: (i, j)),
                   any_spec],
         out_specs=any_spec,
         input_output_aliases={2: 0},
-        compiler_params=tl.triton_params(num_warps=max(1, min(4, bd // 128)), num_stages=1),
+        compiler_params=tl.triton_params(
+            num_warps=tuning.choice(NAME, "num_warps", max(1, min(4, bd // 128))), num_stages=1),
     )(ids, upd, zeros)
     if updates.dtype != jnp.float32:  # one rounding of the float32 sums, in a kernel
         out = elementwise.map_blocks(_round_body, out, out_dtype=updates.dtype, name=NAME + "_round")

@@ -4,13 +4,23 @@ Memory-bound: x (any float dtype) and keep (u8) are read once, the result writte
 gelu and the dropout scale all happen in registers. Row-major blocks span whole rows
 (contiguous loads), the bias slice rides along as a 1-D block. Ragged shapes are zero-padded
 outside to whole blocks. Computed in float32 at every dtype, rounded once on store.
+
+Tunable (pallasbench.task.tuning): map_blocks' launch keys (kernels.elementwise); "gelu": "tanh"
+(the default, jax.nn.gelu's form) or "sigmoid" (the same function as y / (1 + exp(-2u)): one
+exp and a divide where tanh is a longer libdevice routine; "sigmoid_exp2" takes the exp as
+exp2(-2u * log2(e)), a multiply and ex2 for libdevice's expf; at bfloat16, 5 bytes an element, the
+kernel runs at ~2.2 TB/s, so arithmetic, not memory, bounds it); "scale": "div" (the default,
+/ 0.9 as the reference) or "mul" (* (1 / 0.9): a multiply for a full divide, within an ulp).
 """
+
+import functools
 
 import jax
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.task import tuning
 
 NAME = "fused_bias_gelu_dropout"
 LEVEL = 2
@@ -37,14 +47,30 @@ def reference(x, b, keep):
     return jax.nn.gelu(x + b, approximate=True) * keep.astype(jnp.float32) / KEEP_PROB
 
 
-def _body(x_ref, b_ref, keep_ref, o_ref):
+def _gelu_sigmoid(y, exp2=False):
+    """0.5 y (1 + tanh(u)) = y * sigmoid(2u); exp overflows to inf for very negative y: -0."""
+    u = 0.7978845608028654 * (y + 0.044715 * (y * y * y))  # sqrt(2/pi)
+    e = jnp.exp2(u * (-2.0 * 1.4426950408889634)) if exp2 else jnp.exp(-2.0 * u)  # log2(e)
+    return y / (1.0 + e)
+
+
+def _body(x_ref, b_ref, keep_ref, o_ref, *, gelu, scale):
     y = x_ref[...].astype(jnp.float32) + b_ref[...].astype(jnp.float32)[None, :]
-    g = jax.nn.gelu(y, approximate=True)
-    o_ref[...] = (g * keep_ref[...].astype(jnp.float32) / KEEP_PROB).astype(o_ref.dtype)
+    if gelu == "tanh":
+        g = jax.nn.gelu(y, approximate=True)
+    else:
+        g = _gelu_sigmoid(y, exp2=gelu == "sigmoid_exp2")
+    kept = g * keep_ref[...].astype(jnp.float32)
+    out = kept * (1.0 / KEEP_PROB) if scale == "mul" else kept / KEEP_PROB
+    o_ref[...] = out.astype(o_ref.dtype)
 
 
 def kernel(x, b, keep):
-    return elementwise.map_blocks(_body, x, b, keep, pad_edges=True, name=NAME)
+    gelu, scale = tuning.choice(NAME, "gelu", "tanh"), tuning.choice(NAME, "scale", "div")
+    if gelu not in ("tanh", "sigmoid", "sigmoid_exp2") or scale not in ("div", "mul"):
+        raise ValueError(f"{NAME}: gelu {gelu!r}, scale {scale!r}")
+    return elementwise.map_blocks(functools.partial(_body, gelu=gelu, scale=scale), x, b, keep,
+                                  pad_edges=True, name=NAME)
 
 
 def flops(shapes):

@@ -7,13 +7,20 @@ relu all happen in registers. Rows per program are capped to keep >= 256 program
 Pivot-shifted sums (kernels.rowwise.normalized_rows): each row is summed as x - x[0], so an
 offset of 1e3 leaves the mean exact to f32 rounding of O(1) values. Computed in float32 at
 every dtype, rounded once on store.
+
+Tunable (pallasbench.task.tuning): padded_rows' launch keys (kernels.rowwise) and "stats":
+"two_pass" (the default) or "one_pass" (normalized_rows' one_pass: the two row reductions
+overlap).
 """
+
+import functools
 
 import jax
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.task import tuning
 
 NAME = "fused_layer_norm_relu"
 LEVEL = 2
@@ -41,13 +48,16 @@ def reference(x):
     return jax.nn.relu((x - mean) / jnp.sqrt(var + EPS))
 
 
-def _body(x_ref, o_ref, *, cols):
-    y = rowwise.normalized_rows(x_ref, cols=cols, eps=EPS)  # float32
+def _body(x_ref, o_ref, *, cols, one_pass):
+    y = rowwise.normalized_rows(x_ref, cols=cols, eps=EPS, one_pass=one_pass)  # float32
     o_ref[...] = jnp.maximum(y, 0.0).astype(o_ref.dtype)
 
 
 def kernel(x):
-    return rowwise.padded_rows(_body, x, name=NAME)
+    stats = tuning.choice(NAME, "stats", "two_pass")
+    if stats not in ("two_pass", "one_pass"):
+        raise ValueError(f"{NAME}: stats {stats!r}")
+    return rowwise.padded_rows(functools.partial(_body, one_pass=stats == "one_pass"), x, name=NAME)
 
 
 def flops(shapes):

@@ -3,7 +3,8 @@
 Memory-bound: logits and labels are each read once, one float per row written. One program owns
 whole rows (a power-of-two block; padded columns are masked out of the max, the exp-sum and the
 label product), so log_softmax is never materialised. Rows per program are capped to keep
->= 256 programs. Computed in float32 at every dtype, rounded once on store.
+>= 256 programs. Computed in float32 at every dtype, rounded once on store. Tunable launch
+shape: padded_rows' keys (kernels.rowwise, pallasbench.task.tuning).
 """
 
 import jax

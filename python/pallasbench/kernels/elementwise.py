@@ -6,6 +6,10 @@ KB, 8K float32 elements, so 8 warps give each thread 32 elements (eight 16-byte 
 many bytes in flight per SM without spilling registers. At bfloat16/float16 the same bytes are
 16K elements (64 a thread).
 
+Tunable under the task's `name` (pallasbench.task.tuning): "block_bytes" (the budget above),
+"max_cols" (a narrower column extent: more, shorter blocks), "num_warps". At 16-bit dtypes the
+32 KB blocks halve the programs (a MEDIUM 2048 x 1024 array: 128, under one per H200 SM).
+
 Bodies compute in float32 at every dtype (`x_ref[...].astype(jnp.float32)`, then
 `.astype(o_ref.dtype)` on store): Pallas's Triton lowering refuses a 16-bit divide, 16-bit math
 would round every step, and one rounding on store matches the reference's; for float32 both
@@ -17,6 +21,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 
 
 def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out_dtype=None,
@@ -31,7 +36,9 @@ def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out
     """
     x = operands[0]
     rows, cols = x.shape
-    br, bc = tl.block_2d(x.shape, x.dtype.itemsize, allow_ragged=pad_edges)
+    br, bc = tl.block_2d(x.shape, x.dtype.itemsize,
+                         tuning.choice(name, "block_bytes", tl.DEFAULT_BLOCK_BYTES),
+                         max_cols=tuning.choice(name, "max_cols", None), allow_ragged=pad_edges)
     prows, pcols = tl.cdiv(rows, br) * br, tl.cdiv(cols, bc) * bc
     if (prows, pcols) != (rows, cols):  # only with pad_edges: block_2d refuses it otherwise
         operands = [jnp.pad(a, ((0, prows - rows), (0, pcols - cols)) if a.ndim == 2 else (0, pcols - cols))
@@ -44,7 +51,8 @@ def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out
         grid=(prows // br, pcols // bc),
         in_specs=[tile if a.ndim == 2 else column for a in operands],
         out_specs=tile,
-        compiler_params=tl.triton_params(num_warps=num_warps, num_stages=1),
+        compiler_params=tl.triton_params(num_warps=tuning.choice(name, "num_warps", num_warps),
+                                         num_stages=1),
         name=name,
     )(*operands)
     return out[:rows, :cols]  # a no-op slice when nothing was padded

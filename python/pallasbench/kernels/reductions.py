@@ -6,6 +6,8 @@
 - row_values: a function of whole rows of several inputs (the per-row losses), one block of
   whole rows per program.
 Edges are masked (pallasbench.kernels.masked): the blocks may overhang the array.
+Tunable under the task's `name` (pallasbench.task.tuning): reduce_rows reads rowwise.row_plan's
+and row_params' keys; row_values reads "block_bytes" and "num_warps" over the caller's values.
 Any float dtype: the hooks see float32 values (float inputs are loaded as float32), so sums
 accumulate in float32; the result is stored at the first input's dtype.
 """
@@ -18,13 +20,16 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import masked, rowwise
+from pallasbench.task import tuning
 
 # Heads live on a 2^-10 grid within +-2^12: their f32 sums are exact while |partial| < 2^14.
 SUM_GRID = 1024.0
 SUM_HEAD_RANGE = 4096.0
+# Adding 1.5 * 2^13 puts |x| <= 2^12 in [2^12, 2^14), whose float32 spacing is 2^-10.
+SUM_ROUNDER = 1.5 * 8192.0
 
 
-def split_for_sum(x):
+def split_for_sum(x, form: str = "int"):
     """x = head + tail exactly, for sums that carry little more than their final rounding.
 
     A plain f32 tree sum of thousands of N(0,1) terms errs by ~1e-5, the size of the tolerance
@@ -32,9 +37,23 @@ def split_for_sum(x):
     tails are below 2^-10, so their rounding is negligible. Sum both, add at the end. The grid
     rounding is an int32 round trip: (x + c) - c would be folded back to x by XLA's CPU
     compiler in interpret mode.
+
+    form "add": the head is rounded by (x + c) - c instead, c = SUM_ROUNDER: two float adds
+    where the int32 round trip costs two conversions an element, at a quarter of the add rate
+    on Hopper (16 a cycle per SM), about 4 us per 8M elements: hidden behind float32 loads,
+    not behind 16-bit ones. On the GPU (no fast-math reassociation) the split is the same exact
+    one; in interpret mode XLA folds it to head = x, tail = 0 (a plain sum), so the CPU tests
+    cannot see it. form "floor": head = floor(x * 2^10) / 2^10, one rounding instruction (the
+    same conversion rate) for the int32 round trip's two; tails lie in [0, 2^-10).
     """
-    scaled = jnp.clip(x, -SUM_HEAD_RANGE, SUM_HEAD_RANGE) * SUM_GRID  # power of two: exact
-    head = scaled.astype(jnp.int32).astype(jnp.float32) * (1.0 / SUM_GRID)
+    clipped = jnp.clip(x, -SUM_HEAD_RANGE, SUM_HEAD_RANGE)
+    if form == "add":
+        head = (clipped + SUM_ROUNDER) - SUM_ROUNDER
+    elif form == "floor":
+        head = jnp.floor(clipped * SUM_GRID) * (1.0 / SUM_GRID)
+    else:
+        scaled = clipped * SUM_GRID  # power of two: exact
+        head = scaled.astype(jnp.int32).astype(jnp.float32) * (1.0 / SUM_GRID)
     return head, x - head
 
 
@@ -46,7 +65,7 @@ def reduce_rows(x, tile_value, combine, init, finish, *, other, name=None):
     wider than one tile, from init(br); finish(acc) -> (br,) is the result.
     """
     rows, cols = x.shape
-    br, bc, width, tiles = rowwise.row_plan(x)
+    br, bc, width, tiles = rowwise.row_plan(x, name)
     body = functools.partial(_reduce_body, tile_value, combine, init, finish, rows=rows, cols=cols,
                              width=width, tiles=tiles, other=other)
     return pl.pallas_call(
@@ -55,7 +74,7 @@ def reduce_rows(x, tile_value, combine, init, finish, *, other, name=None):
         grid=(tl.cdiv(rows, br),),
         in_specs=[pl.BlockSpec((br, bc), lambda i: (i, 0))],
         out_specs=pl.BlockSpec((br,), lambda i: (i,)),
-        compiler_params=rowwise.row_params(br, width),
+        compiler_params=rowwise.row_params(br, width, name),
         name=name,
     )(x)
 
@@ -80,6 +99,8 @@ def row_values(fn, *operands, others, block_bytes: int, num_warps: int, name=Non
     """
     x = operands[0]
     rows, cols = x.shape
+    block_bytes = tuning.choice(name, "block_bytes", block_bytes)
+    num_warps = tuning.choice(name, "num_warps", num_warps)
     br, bc = tl.row_block(rows, cols, x.dtype.itemsize, block_bytes)
     row_spec = pl.BlockSpec((br,), lambda i: (i,))
     return pl.pallas_call(

@@ -12,6 +12,12 @@ Two families:
   outside the kernel, rows per program capped to keep >= MIN_PROGRAMS programs; the task's
   body masks the padded columns out of its statistics (normalized_rows for the layernorms).
 
+Tunable (pallasbench.task.tuning, under the task's `name`; the defaults are the rules above):
+map_rows and reductions.reduce_rows read "block_bytes" (rows per program), "tile" (widest row
+held in registers; wider rows take the tiled passes), "num_warps", "num_stages"; padded_rows
+reads "block_bytes", "min_programs", "num_warps". At bfloat16 the 32 KB budget holds twice the
+rows, halving the programs (MEDIUM norms: 128, under one per H200 SM): the search probes that.
+
 Any float dtype: rows are computed in float32 (RowBlock loads them as float32 and stores the
 output's dtype; padded_rows bodies cast their loads and store o_ref.dtype), so sums, maxima and
 exp-sums of bfloat16 or float16 rows carry float32 rounding; float32 rows pass unchanged.
@@ -26,6 +32,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import masked
+from pallasbench.task import tuning
 
 # Widest row tile one program holds in registers: the shared block budget (8K float32).
 TILE = tl.DEFAULT_BLOCK_BYTES // 4
@@ -33,17 +40,19 @@ TILE = tl.DEFAULT_BLOCK_BYTES // 4
 MIN_PROGRAMS = 256
 
 
-def row_plan(x):
+def row_plan(x, name=None):
     """(br, bc, width, tiles): rows per program, the padded row, its column tile, tiles per row."""
     rows, cols = x.shape
-    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
-    width = min(bc, TILE)
+    br, bc = tl.row_block(rows, cols, x.dtype.itemsize,
+                          tuning.choice(name, "block_bytes", tl.DEFAULT_BLOCK_BYTES))
+    width = min(bc, tuning.choice(name, "tile", TILE))
     return br, bc, width, tl.cdiv(cols, width)
 
 
-def row_params(br: int, width: int):
+def row_params(br: int, width: int, name=None):
     """8 warps for an 8K-element tile: 32 values (8 vector loads) in flight per thread."""
-    return tl.triton_params(num_warps=8 if br * width >= TILE else 4, num_stages=1)
+    return tl.triton_params(num_warps=tuning.choice(name, "num_warps", 8 if br * width >= TILE else 4),
+                            num_stages=tuning.choice(name, "num_stages", 1))
 
 
 class RowBlock:
@@ -110,7 +119,7 @@ def map_rows(x, whole, tiled, *, other, name=None):
     block.write(fn). The output has x's dtype.
     """
     rows, cols = x.shape
-    br, bc, width, tiles = row_plan(x)
+    br, bc, width, tiles = row_plan(x, name)
     if width == bc:
         body = functools.partial(_whole_rows, whole, rows=rows, cols=cols, other=other)
     else:
@@ -123,7 +132,7 @@ def map_rows(x, whole, tiled, *, other, name=None):
         grid=(tl.cdiv(rows, br),),
         in_specs=[spec],
         out_specs=spec,
-        compiler_params=row_params(br, width),
+        compiler_params=row_params(br, width, name),
         name=name,
     )(x)
 
@@ -149,8 +158,9 @@ def padded_rows(body, *operands, per_row: bool = False, name=None):
     """
     x = operands[0]
     rows, cols = x.shape
-    br, bc = tl.row_block(rows, cols, x.dtype.itemsize)
-    br = max(1, min(br, tl.prev_pow2(rows // MIN_PROGRAMS)))
+    br, bc = tl.row_block(rows, cols, x.dtype.itemsize,
+                          tuning.choice(name, "block_bytes", tl.DEFAULT_BLOCK_BYTES))
+    br = max(1, min(br, tl.prev_pow2(rows // tuning.choice(name, "min_programs", MIN_PROGRAMS))))
     prows = tl.cdiv(rows, br) * br
     if (prows, bc) != (rows, cols):
         operands = [jnp.pad(a, ((0, prows - rows), (0, bc - cols))) for a in operands]
@@ -162,19 +172,24 @@ def padded_rows(body, *operands, per_row: bool = False, name=None):
         in_specs=[tile] * len(operands),
         out_specs=pl.BlockSpec((br,), lambda i: (i,)) if per_row else tile,
         # >= 32 values per thread per input: wide loads, the row reductions stay in registers.
-        compiler_params=tl.triton_params(num_warps=min(8, max(1, br * bc // 1024)), num_stages=1),
+        compiler_params=tl.triton_params(
+            num_warps=tuning.choice(name, "num_warps", min(8, max(1, br * bc // 1024))), num_stages=1),
         name=name,
     )(*operands)
     return out[:rows] if per_row else out[:rows, :cols]
 
 
-def normalized_rows(x_ref, *, cols: int, eps: float):
+def normalized_rows(x_ref, *, cols: int, eps: float, one_pass: bool = False):
     """(x - mean) / sqrt(var + eps) per row of a padded_rows block, zero in padded columns.
 
     Pivot-shifted sums: each row is summed as s = x - p, p its first element (exact near it,
     Sterbenz), and written as (s - mean(s)) * rstd. An offset of 1e3 then leaves the mean exact
     to f32 rounding of O(1) values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every
     output. Computed in float32 whatever the ref's dtype.
+
+    one_pass: sum(s) and sum(s^2) reduced together (independent cross-warp reductions),
+    var = E[s^2] - mean(s)^2; the pivot keeps mean(s)^2 within a few var, so the cancellation
+    costs a few bits of float32.
     """
     x = x_ref[...].astype(jnp.float32)
     s = x - x_ref[:, :1].astype(jnp.float32)
@@ -185,5 +200,9 @@ def normalized_rows(x_ref, *, cols: int, eps: float):
     d = s - mean[:, None]
     if x.shape[1] != cols:  # padded columns would add mean^2 each to the variance
         d = jnp.where(inside, d, 0.0)
-    inv = 1.0 / jnp.sqrt(jnp.sum(d * d, axis=1) / cols + eps)
+    if one_pass:  # padded columns of s are zeros: they add nothing to sum(s^2)
+        var = jnp.maximum(jnp.sum(s * s, axis=1) / cols - mean * mean, 0.0)
+    else:
+        var = jnp.sum(d * d, axis=1) / cols
+    inv = 1.0 / jnp.sqrt(var + eps)
     return d * inv[:, None]
