@@ -14,10 +14,10 @@ averages only r + 1 values of v, so TF32's 11 bits on q, k, p and v do not avera
 the `large` stress case (v x1e3, |v| up to ~5e3) a row of a few keys whose output cancels errs
 by up to ~1.5 against a bound of 0.68 (the H200's LARGE float32 failure, 2026-12-03 call 4).
 The evidence is bench/tf32_attention_error.py (output in bench/results/2026-12-03-cpu/): at
-LARGE the plain TF32 path exceeds the bound only in rows < 128 and split dots there bring the
-worst element well under it; splitting p @ v alone is not enough (the score errors, times |v|,
-remain). Those blocks hold the fewest keys and launch last, so the cost is small; later rows
-are unchanged. bfloat16/float16 run one call, as before.
+LARGE the plain TF32 path reaches 1.02-1.35x of the bound in rows < 128 (0.46-0.57x after);
+both dots split there bring those rows to ~0; p @ v split alone leaves 0.89-0.92x (the score
+errors, times |v|, remain). Those blocks hold the fewest keys and launch last, so the cost is
+small; later rows are unchanged. bfloat16/float16 run one call, as before.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows" (float32 only)
 replaces PRECISE_ROWS (0: every block on plain TF32 dots, one call).
