@@ -132,7 +132,8 @@ def main() -> int:
     rms = math.sqrt(sq / (heads * seq * d))
     atol = tol.atol * max(1.0, rms)
     print(f"reference rms {rms:.5f} -> bound {atol:.6f} + {tol.rtol:g} |ref| "
-          f"(call 4's record: atol_scale 68.34179) [{time.perf_counter() - t0:.0f} s]", flush=True)
+          + (" (call 4's record: atol_scale 68.34179)" if (args.seed, args.size) == (CALL4_SEED, "large") else "")
+          + f" [{time.perf_counter() - t0:.0f} s]", flush=True)
 
     def ratio(out, ref):  # error over the elementwise bound, per row
         return np.max(np.abs(out.astype(np.float64) - ref) / (atol + tol.rtol * np.abs(ref)), axis=1)

@@ -8,19 +8,23 @@ masked, later ones never; the longest query blocks launch first. Dots use TF32 t
 At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
 with float32 accumulators and softmax statistics; the output is rounded once on store.
 
-float32, the first PRECISE_ROWS query rows: a second pallas_call runs their query blocks with
-both dots as three TF32 dots on hi + lo splits (online_attention.dot, SPLIT_TF32). A causal row r
-averages only r + 1 values of v, so TF32's 11 bits on q, k, p and v do not average out there: at
-the `large` stress case (v x1e3, |v| up to ~5e3) a row of a few keys whose output cancels errs
-by up to ~1.5 against a bound of 0.68 (the H200's LARGE float32 failure, 2026-12-03 call 4).
-The evidence is bench/tf32_attention_error.py (output in bench/results/2026-12-03-cpu/): at
-LARGE the plain TF32 path reaches 1.02-1.35x of the bound in rows < 128 (0.46-0.57x after);
-both dots split there bring those rows to ~0; p @ v split alone leaves 0.89-0.92x (the score
-errors, times |v|, remain). Those blocks hold the fewest keys and launch last, so the cost is
-small; later rows are unchanged. bfloat16/float16 run one call, as before.
+float32, sequences of PRECISE_MIN_SEQ keys or more: a second pallas_call runs the query blocks
+of the first PRECISE_ROWS rows with both dots as three TF32 dots on hi + lo splits
+(online_attention.dot, SPLIT_TF32). A causal row r averages only r + 1 values of v, so TF32's 11
+bits on q, k, p and v do not average out there: at the `large` stress case (v x1e3, |v| up to
+~5e3) a row of a few keys whose output cancels errs by up to ~1.5 against a bound of 0.68 (the
+H200's LARGE float32 failure, 2026-12-03 call 4). The evidence is bench/tf32_attention_error.py
+(output in bench/results/2026-12-03-cpu/): at LARGE the plain TF32 path reaches 1.02-1.35x of
+the bound in rows < 128 (0.46-0.57x after); both dots split there bring those rows to ~0; p @ v
+split alone leaves 0.89-0.92x (the score errors, times |v|, remain). Those blocks hold the
+fewest keys and launch last, so the cost is small; later rows are unchanged. Shorter sequences
+keep one plain call: row r's error does not depend on S, but the bound's scale (the output's
+rms) is larger where a larger share of rows sees few keys: 122.8 at MEDIUM (S = 1024) against
+68.3 at LARGE, and there the simulation puts the plain path at 0.53x (call 3's MEDIUM seed).
+bfloat16/float16: one call, as before.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows" (float32 only)
-replaces PRECISE_ROWS (0: every block on plain TF32 dots, one call).
+replaces PRECISE_ROWS at any length (0: every block on plain TF32 dots, one call).
 """
 
 import functools
@@ -52,9 +56,9 @@ ORDER_DEPENDENT = False
 STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
                          degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
-# float32 query rows below this run on split-TF32 dots (see the module docstring): rounded up to
-# whole query blocks, one block at bq 128.
-PRECISE_ROWS = 128
+# float32 query rows below PRECISE_ROWS run on split-TF32 dots (see the module docstring), rounded
+# up to whole query blocks (one block at bq 128), in sequences of at least PRECISE_MIN_SEQ keys.
+PRECISE_ROWS, PRECISE_MIN_SEQ = 128, 2048
 # Per visible score: scale, max, subtract, exp, sum.
 SOFTMAX_FLOPS = 5
 
@@ -127,7 +131,10 @@ def kernel(q, k, v):
     nq = seq // bq
     # float32: the first query blocks (rows < precise_rows) in a second pallas_call with split-TF32
     # dots (see the module docstring); the first call's grid leaves them out.
-    precise = -(-tuning.choice(NAME, "precise_rows", PRECISE_ROWS) // bq) if q.dtype == jnp.float32 else 0
+    precise = 0
+    if q.dtype == jnp.float32:
+        rows = tuning.choice(NAME, "precise_rows", PRECISE_ROWS if seq >= PRECISE_MIN_SEQ else 0)
+        precise = -(-rows // bq)
     precise = min(precise, nq)
 
     def call(first, count, precision, earlier=()):

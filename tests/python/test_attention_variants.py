@@ -110,12 +110,12 @@ def test_variant_small_and_lowers_for_cuda(task_name, name):
 
 
 def test_attention_forward_precise_rows_at_float32_only():
-    """float32: the first query block in its own call (split-TF32 dots), written into the main
-    call's output through the alias; SMALL (2 query blocks of 64) with precise_rows 64 runs both
-    calls, at the large stress case (v x1e3) against the float64-grade reference. bfloat16 and
-    the LARGE float32 call structure are read from the jaxpr."""
+    """float32, S >= 2048: the first query block in its own call (split-TF32 dots), written into
+    the main call's output through the alias. SMALL (2 query blocks of 64) with precise_rows 64
+    runs both calls, with 128 the precise one alone, at the large stress case (v x1e3) against
+    the float64-grade reference; the call structure at LARGE and MEDIUM is read from the jaxpr."""
     assert check("attention_forward", {"precise_rows": 64}, "float32", "large") is None
-    assert check("attention_forward", {}, "float32", "large") is None  # SMALL: one precise call
+    assert check("attention_forward", {"precise_rows": 128}, "float32", "large") is None  # precise call alone
     module = registry.load("attention_forward")
 
     def calls(size, dtype):
@@ -126,6 +126,7 @@ def test_attention_forward_precise_rows_at_float32_only():
 
     assert calls("large", "float32") == [("attention_forward", [64, 31]), ("attention_forward_precise", [64, 1])]
     assert calls("large", "bfloat16") == [("attention_forward", [64, 64])]
+    assert [name for name, _ in calls("medium", "float32")] == ["attention_forward"]  # S < PRECISE_MIN_SEQ
     lower("attention_forward", {}, "large")  # the aliased second call lowers for CUDA
 
 
