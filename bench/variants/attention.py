@@ -56,7 +56,7 @@ VARIANTS = {
         "bq64_bk32_w4": {"bq": 64, "bk": 32},  # finer diagonal: fewer masked scores
         "bq32_bk32_w4": {"bq": 32, "bk": 32, "num_warps": 4},
         "bq64_bk64_w8": {"bq": 64, "bk": 64, "num_warps": 8},
-        # float32's first query block on split-TF32 dots (PRECISE_ROWS 128) costs a second call:
+        # float32 at S >= 2048: the first query block on split-TF32 dots (PRECISE_ROWS 128), a second call:
         # its price against one plain call, and the probe's LARGE winner (which failed the large
         # stress case on plain TF32) with it
         "plain_tf32": {"precise_rows": 0, "_dtypes": ["float32"]},
