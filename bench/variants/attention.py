@@ -24,6 +24,20 @@ VARIANTS = {
         "split2_t32x128_w4": {"mode": "split", "splits": 2, "tile_q": 32, "tile_k": 128},
         "split8_t64x128_w8": {"mode": "split", "splits": 8, "tile_k": 128, "num_warps": 8},
         "split4_t32x64_w4_s1": {"mode": "split", "splits": 4, "tile_q": 32, "num_stages": 1},
+        # LARGE's shipped split8 (13.4 us vs XLA 8.2): the stats call's 16-row tiles (512 programs,
+        # M=16 dots) took 7.4 us and the store call recomputes every q.k tile (6.0 us).
+        "split8_sbq64_t64x128_w8": {"mode": "split", "splits": 8, "stats_bq": 64, "tile_k": 128, "num_warps": 8},
+        # scores stored by the stats call, read by the store call (one dot per score, as XLA)
+        "split8_stored_t64x128_w8": {"mode": "split", "splits": 8, "tile_k": 128, "num_warps": 8,
+                                     "store_scores": True},
+        "split8_sbq64_stored_t64x128_w8": {"mode": "split", "splits": 8, "stats_bq": 64, "tile_k": 128,
+                                           "num_warps": 8, "store_scores": True},
+        "split16_sbq64_stored_t64x128_w8": {"mode": "split", "splits": 16, "stats_bq": 64, "tile_k": 128,
+                                            "num_warps": 8, "store_scores": True},
+        "split8_sbq32_stored_t128x128_w8": {"mode": "split", "splits": 8, "stats_bq": 32, "tile_q": 128,
+                                            "tile_k": 128, "num_warps": 8, "store_scores": True},
+        "split8_sbq64w8_stored_t32x128_w4": {"mode": "split", "splits": 8, "stats_bq": 64, "stats_warps": 8,
+                                             "tile_q": 32, "tile_k": 128, "store_scores": True},
     },
     # MEDIUM (8, 256, 64): bq 64 gives 32 programs; LARGE (16, 512, 128): 128 programs.
     "multi_head_attention": {
@@ -42,8 +56,16 @@ VARIANTS = {
         "bq64_bk32_w4": {"bq": 64, "bk": 32},  # finer diagonal: fewer masked scores
         "bq32_bk32_w4": {"bq": 32, "bk": 32, "num_warps": 4},
         "bq64_bk64_w8": {"bq": 64, "bk": 64, "num_warps": 8},
+        # float32 at S >= 2048: the first query block on split-TF32 dots (PRECISE_ROWS 128), a second call:
+        # its price against one plain call, and the probe's LARGE winner (which failed the large
+        # stress case on plain TF32) with it
+        "plain_tf32": {"precise_rows": 0, "_dtypes": ["float32"]},
+        "precise256": {"precise_rows": 256, "_dtypes": ["float32"]},
+        "bq128_bk64_w8_precise": {"bq": 128, "bk": 64, "num_warps": 8, "_dtypes": ["float32"]},
     },
-    # MEDIUM only, x (128, 256), d 64: qkv grid 4 programs, attention 2 (bq 64), ffn 16.
+    # MEDIUM x (128, 256), d 64: qkv grid 4 programs, attention 2 (bq 64), ffn 16. LARGE x (512,
+    # 1024), d 256, shipped bq 16: 32 attention programs (66.6 us of 163: 16 k/v tiles then 32
+    # wo column tiles, serially), qkv 64 programs (44 us), ffn 256 of 32x64 (52 us; w read 16x).
     "transformer_block": {
         "attn_bq32": {"bq": 32},  # 4 attention programs
         "attn_bq16": {"bq": 16},  # 8 attention programs; a quarter of the accumulator registers
@@ -55,5 +77,22 @@ VARIANTS = {
         "f16_split_tf32": {"full_precision": "split_tf32", "_dtypes": ["float16"]},
         "f16_split_tf32_bq16": {"full_precision": "split_tf32", "bq": 16, "_dtypes": ["float16"]},
         "f16_ieee_bq16_bm16": {"bq": 16, "block_m": 16, "_dtypes": ["float16"]},
+        # LARGE: more attention programs. out_splits: a query block's wo columns over programs
+        # (attention recomputed per split); kv_splits: its keys over programs, merged in the
+        # projection call.
+        "out4": {"out_splits": 4},  # 128 programs, a quarter of the projection each
+        "out8": {"out_splits": 8},
+        "kv4_out4": {"kv_splits": 4, "out_splits": 4},  # 128 + 128 programs
+        "kv4_out8": {"kv_splits": 4, "out_splits": 8},
+        "kv8_bq32_out4": {"bq": 32, "kv_splits": 8, "out_splits": 4},
+        # the feed-forward's own tiles: fewer re-reads of wff (4 MB at LARGE)
+        "ffn64x64": {"ffn_block_m": 64, "ffn_block_n": 64},  # 128 programs at LARGE
+        "ffn64x128_w8": {"ffn_block_m": 64, "ffn_block_n": 128, "ffn_warps": 8},
+        "ffn64x64_bk32_s3": {"ffn_block_m": 64, "ffn_block_n": 64, "block_k": 32, "proj_stages": 3},
+        # together: qkv at 16 rows (128 programs: 44 -> 32 us in call 2), attention and ffn as above
+        "bm16_kv4_out4_ffn64x64": {"block_m": 16, "kv_splits": 4, "out_splits": 4, "ffn_block_m": 64,
+                                   "ffn_block_n": 64},
+        "bm16_out4_ffn64x128_w8": {"block_m": 16, "out_splits": 4, "ffn_block_m": 64, "ffn_block_n": 128,
+                                   "ffn_warps": 8},
     },
 }

@@ -13,7 +13,9 @@ Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_
 score tiles kept live as an unrolled list (one dot per tile, no recompute), or "split": a first
 pallas_call writes per-(row, key split) max and exp-sum over a (query block, "splits") grid, a
 second one owns a ("tile_q", "tile_k") output tile, merges the few partial stats of its rows and
-stores exp2(s - M) / L, so the N*N store runs over N*N / tile programs.
+stores exp2(s - M) / L, so the N*N store runs over N*N / tile programs. In "split" mode
+"store_scores" makes the first call also write its float32 scores, which the second reads instead
+of recomputing q.k (XLA's gemm + softmax split); "stats_bq", "stats_warps" tile the first call.
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
@@ -79,11 +81,14 @@ def _scores(q, score_scale, k_ref, j, bk):
     return s if score_scale is None else s * score_scale
 
 
-def _row_stats(q, score_scale, k_ref, bk, first, tiles):
-    """Online row max and exp-sum (base 2) over key tiles first..first+tiles-1."""
+def _row_stats(q, score_scale, k_ref, bk, first, tiles, store=None):
+    """Online row max and exp-sum (base 2) over key tiles first..first+tiles-1; store(j, s), if
+    given, receives the j-th of those score tiles."""
     def step(j, carry):
         m, l = carry
         s = _scores(q, score_scale, k_ref, first + j, bk)
+        if store is not None:
+            store(j, s)
         m_new = jnp.maximum(m, jnp.max(s, axis=1))
         return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
 
@@ -118,10 +123,16 @@ def _one_pass_body(q_ref, k_ref, o_ref, *, bk, scale):
         o_ref[:, j * bk:(j + 1) * bk] = (t * inv[:, None]).astype(o_ref.dtype)
 
 
-def _stats_body(q_ref, k_ref, m_ref, l_ref, *, bk, scale, tiles):
-    """Split pl.program_id(1)'s partial row max and exp-sum over its `tiles` key tiles."""
+def _stats_body(q_ref, k_ref, m_ref, l_ref, *s_ref, bk, scale, tiles):
+    """Split pl.program_id(1)'s partial row max and exp-sum over its `tiles` key tiles; with an
+    s_ref (store_scores), its (bq, tiles * bk) float32 base-2 scores too."""
     q, score_scale = ac.queries(q_ref[...], scale)
-    m_ref[...], l_ref[...] = _row_stats(q, score_scale, k_ref, bk, pl.program_id(1) * tiles, tiles)
+
+    def store(j, s):
+        s_ref[0][:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = s
+
+    m_ref[...], l_ref[...] = _row_stats(q, score_scale, k_ref, bk, pl.program_id(1) * tiles, tiles,
+                                        store if s_ref else None)
 
 
 def _tile_body(q_ref, k_ref, m_ref, l_ref, o_ref, *, scale, splits):
@@ -129,6 +140,15 @@ def _tile_body(q_ref, k_ref, m_ref, l_ref, o_ref, *, scale, splits):
     q, score_scale = ac.queries(q_ref[...], scale)
     s = lax.dot_general(q, k_ref[...], (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
     s = s if score_scale is None else s * score_scale
+    _normalise(s, m_ref, l_ref, o_ref, splits)
+
+
+def _stored_tile_body(s_ref, m_ref, l_ref, o_ref, *, splits):
+    """As _tile_body, the scores read from the stats pass's store instead of recomputed."""
+    _normalise(s_ref[...], m_ref, l_ref, o_ref, splits)
+
+
+def _normalise(s, m_ref, l_ref, o_ref, splits):
     m = [m_ref[i, :] for i in range(splits)]
     top = functools.reduce(jnp.maximum, m)  # each split saw keys: every m[i] is finite
     total = functools.reduce(jnp.add, [l_ref[i, :] * jnp.exp2(m[i] - top) for i in range(splits)])
@@ -141,28 +161,42 @@ def _split_kernel(q, k, *, n, dp, scale, warps, stages):
     splits = min(tuning.choice(NAME, "splits", 4), n // 16)
     bq1 = min(tuning.choice(NAME, "stats_bq", BLOCK_Q), n)
     bk1 = min(max(16, KEY_TILE_ELEMENTS // dp), 128, n // splits)
-    m, l = pl.pallas_call(
+    # store_scores: the stats pass also writes its float32 scores (n * n * 4 bytes, L2-resident at
+    # LARGE) and the store pass reads them: one q.k dot per score instead of two, as XLA's
+    # gemm + softmax does; the store pass becomes a stream.
+    stored = tuning.choice(NAME, "store_scores", False)
+    out_shape = [jax.ShapeDtypeStruct((splits, n), jnp.float32)] * 2
+    out_specs = [pl.BlockSpec((None, bq1), lambda i, s: (s, i))] * 2
+    if stored:
+        out_shape.append(jax.ShapeDtypeStruct((n, n), jnp.float32))
+        out_specs.append(pl.BlockSpec((bq1, n // splits), lambda i, s: (i, s)))
+    m, l, *scores = pl.pallas_call(
         functools.partial(_stats_body, bk=bk1, scale=scale, tiles=n // splits // bk1),
-        out_shape=[jax.ShapeDtypeStruct((splits, n), jnp.float32)] * 2,
+        out_shape=out_shape,
         grid=(n // bq1, splits),
         in_specs=[pl.BlockSpec((bq1, dp), lambda i, s: (i, 0)), pl.BlockSpec(memory_space=pl.ANY)],
-        out_specs=[pl.BlockSpec((None, bq1), lambda i, s: (s, i))] * 2,
-        compiler_params=tl.triton_params(num_warps=4, num_stages=stages),
+        out_specs=out_specs,
+        compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "stats_warps", 4), num_stages=stages),
         name=f"{NAME}_stats",
     )(q, k)
     bq2, bk2 = (min(tuning.choice(NAME, key, 64), n) for key in ("tile_q", "tile_k"))
+    stats = [pl.BlockSpec((splits, bq2), lambda i, j: (0, i))] * 2
+    if stored:
+        body, args = _stored_tile_body, (scores[0], m, l)
+        in_specs = [pl.BlockSpec((bq2, bk2), lambda i, j: (i, j)), *stats]
+    else:
+        body, args = functools.partial(_tile_body, scale=scale), (q, k, m, l)
+        in_specs = [pl.BlockSpec((bq2, dp), lambda i, j: (i, 0)),
+                    pl.BlockSpec((bk2, dp), lambda i, j: (j, 0)), *stats]
     return pl.pallas_call(
-        functools.partial(_tile_body, scale=scale, splits=splits),
+        functools.partial(body, splits=splits),
         out_shape=jax.ShapeDtypeStruct((n, n), q.dtype),
         grid=(n // bq2, n // bk2),
-        in_specs=[pl.BlockSpec((bq2, dp), lambda i, j: (i, 0)),
-                  pl.BlockSpec((bk2, dp), lambda i, j: (j, 0)),
-                  pl.BlockSpec((splits, bq2), lambda i, j: (0, i)),
-                  pl.BlockSpec((splits, bq2), lambda i, j: (0, i))],
+        in_specs=in_specs,
         out_specs=pl.BlockSpec((bq2, bk2), lambda i, j: (i, j)),
         compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=f"{NAME}_tiles",
-    )(q, k, m, l)
+    )(*args)
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).

@@ -7,8 +7,24 @@ masked, later ones never; the longest query blocks launch first. Dots use TF32 t
 (USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
 At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
 with float32 accumulators and softmax statistics; the output is rounded once on store.
+
+float32, sequences of PRECISE_MIN_SEQ keys or more: a second pallas_call runs the query blocks
+of the first PRECISE_ROWS rows with both dots as three TF32 dots on hi + lo splits
+(online_attention.dot, SPLIT_TF32). A causal row r averages only r + 1 values of v, so TF32's 11
+bits on q, k, p and v do not average out there: at the `large` stress case (v x1e3, |v| up to
+~5e3) a row of a few keys whose output cancels errs by up to ~1.5 against a bound of 0.68 (the
+H200's LARGE float32 failure, 2026-12-03 call 4). The evidence is bench/tf32_attention_error.py
+(output in bench/results/2026-12-03-cpu/): at LARGE the plain TF32 path reaches 1.02-1.35x of
+the bound in rows < 128 (0.46-0.57x after); both dots split there bring those rows to ~0; p @ v
+split alone leaves 0.89-0.92x (the score errors, times |v|, remain). Those blocks hold the
+fewest keys and launch last, so the cost is small; later rows are unchanged. Shorter sequences
+keep one plain call: row r's error does not depend on S, but the bound's scale (the output's
+rms) is larger where a larger share of rows sees few keys: 122.8 at MEDIUM (S = 1024) against
+68.3 at LARGE, and there the simulation puts the plain path at 0.53x (call 3's MEDIUM seed).
+bfloat16/float16: one call, as before.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
-online_attention.blocks' choices (online_attention.tuned_blocks).
+online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows" (float32 only)
+replaces PRECISE_ROWS at any length (0: every block on plain TF32 dots, one call).
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
@@ -45,6 +61,9 @@ ORDER_DEPENDENT = False
 STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
                          degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
+# float32 query rows below PRECISE_ROWS run on split-TF32 dots (see the module docstring), rounded
+# up to whole query blocks (one block at bq 128), in sequences of at least PRECISE_MIN_SEQ keys.
+PRECISE_ROWS, PRECISE_MIN_SEQ = 128, 2048
 # Per visible score: scale, max, subtract, exp, sum.
 SOFTMAX_FLOPS = 5
 
@@ -67,11 +86,15 @@ def reference(q, k, v):
     return jnp.einsum("bhqk,bhkd->bhqd", p, v)
 
 
-def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
+def _body(q_ref, k_ref, v_ref, *refs, bk, scale, first_block, precision):
+    o_ref = refs[-1]  # refs: (output,) or (earlier output aliased to it, output)
     bh = pl.program_id(0)
     bq = q_ref.shape[0]
-    qi = pl.num_programs(1) - 1 - pl.program_id(1)  # longest rows first
-    q, score_scale = ac.queries(q_ref[...], scale)
+    qi = first_block + pl.num_programs(1) - 1 - pl.program_id(1)  # longest rows first
+    if precision == ac.SPLIT_TF32:  # q * scale split in the dot, not pre-rounded
+        q, score_scale = q_ref[...] * scale, None
+    else:
+        q, score_scale = ac.queries(q_ref[...], scale)
 
     def load_kv(j):
         return k_ref[bh, ac.tile(j, bk), :], v_ref[bh, ac.tile(j, bk), :]
@@ -83,9 +106,10 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
 
     per_block = bq // bk  # key tiles per query block (bk <= bq)
     first_diag = qi * per_block  # tiles before it lie wholly left of the diagonal
-    state = ac.flash_loop(q, load_kv, 0, first_diag, ac.init(*q.shape), score_scale=score_scale)
+    state = ac.flash_loop(q, load_kv, 0, first_diag, ac.init(*q.shape), score_scale=score_scale,
+                          precision=precision)
     acc, _, l = ac.flash_loop(q, load_kv, first_diag, first_diag + per_block, state, causal,
-                              score_scale=score_scale)
+                              score_scale=score_scale, precision=precision)
     o_ref[...] = (acc / l[:, None]).astype(o_ref.dtype)
 
 
@@ -96,7 +120,8 @@ TUNED = tuning.Tuned(
         "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
         # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
         # stress case (3 of 33554432 elements, call 3); the heuristic's tiles fail it too (1 element,
-        # call 4): a precision limit of the TF32 p @ v at 4096 keys, not of the tiling. Open.
+        # call 4): TF32 in rows < 128, not the tiling (bench/tf32_attention_error.py), now run on
+        # split dots (PRECISE_ROWS). To re-probe with it (variant bq128_bk64_w8_precise) before shipping.
         "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
     })
 
@@ -109,16 +134,31 @@ def kernel(q, k, v):
     q, k, v = (ac.pad_last(t.reshape(batch * heads, seq, d), dp) for t in (q, k, v))
     bq, bk, warps, stages = ac.tuned_blocks(NAME, seq, dp, batch * heads, causal=True)
     nq = seq // bq
-    q_tile = pl.BlockSpec((None, bq, dp), lambda bh, i: (bh, nq - 1 - i, 0))
-    out = pl.pallas_call(
-        functools.partial(_body, bk=bk, scale=ac.LOG2E / math.sqrt(d)),
-        out_shape=jax.ShapeDtypeStruct((batch * heads, seq, dp), q.dtype),
-        grid=(batch * heads, nq),
-        in_specs=[q_tile, pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
-        out_specs=q_tile,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
-        name=NAME,
-    )(q, k, v)
+    # float32: the first query blocks (rows < precise_rows) in a second pallas_call with split-TF32
+    # dots (see the module docstring); the first call's grid leaves them out.
+    precise = 0
+    if q.dtype == jnp.float32:
+        rows = tuning.choice(NAME, "precise_rows", PRECISE_ROWS if seq >= PRECISE_MIN_SEQ else 0)
+        precise = -(-rows // bq)
+    precise = min(precise, nq)
+
+    def call(first, count, precision, earlier=()):
+        tile = pl.BlockSpec((None, bq, dp), lambda bh, i: (bh, first + count - 1 - i, 0))
+        return pl.pallas_call(
+            functools.partial(_body, bk=bk, scale=ac.LOG2E / math.sqrt(d), first_block=first,
+                              precision=precision),
+            out_shape=jax.ShapeDtypeStruct((batch * heads, seq, dp), q.dtype),
+            grid=(batch * heads, count),
+            in_specs=[tile] + [pl.BlockSpec(memory_space=pl.ANY)] * (2 + len(earlier)),
+            out_specs=tile,
+            input_output_aliases={3: 0} if earlier else {},  # blocks it does not write keep earlier's
+            compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
+            name=NAME if precision is None else f"{NAME}_precise",
+        )(q, k, v, *earlier)
+
+    out = call(precise, nq - precise, None) if precise < nq else None
+    if precise:
+        out = call(0, precise, ac.SPLIT_TF32, () if out is None else (out,))
     return out[..., :d].reshape(batch, heads, seq, d)
 
 

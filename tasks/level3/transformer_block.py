@@ -17,7 +17,10 @@ elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p 
 
 Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps", "proj_stages"
 for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
-tuned_blocks) and "bn_out" for the attention kernel; "full_precision" "split_tf32" runs the
+tuned_blocks), "bn_out", "out_splits" (programs per query block, each projecting a
+share of h's columns) and "kv_splits" (the keys split over programs, merged in the projection
+call) for the attention kernel; "ffn_block_m", "ffn_block_n", "ffn_warps" for the
+feed-forward kernel alone; "full_precision" "split_tf32" runs the
 float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
@@ -105,20 +108,48 @@ def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale
 
 
 def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
+    """Attention of bq rows, then h's columns of this program (pl.program_id(1): out_splits > 1
+    gives each of the row block's programs width / out_splits columns, its attention recomputed)."""
     q = q_ref[...]
     acc, _, l = ac.flash_loop(
         q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
         0, k_ref.shape[0] // bk, ac.init(*q.shape), precision=precision)
-    attn = ac.dot_operand(acc / l[:, None], jnp.float32, precision)
+    _project(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
+
+
+def _partial_body(q_ref, k_ref, v_ref, acc_ref, m_ref, l_ref, *, bk, tiles, precision):
+    """kv_splits: key split pl.program_id(1)'s unnormalised state over its `tiles` key tiles."""
+    q = q_ref[...]
+    first = pl.program_id(1) * tiles  # read outside the loop: interpret mode cannot lower it inside
+    acc_ref[...], m_ref[...], l_ref[...] = ac.flash_loop(
+        q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
+        first, first + tiles, ac.init(*q.shape), precision=precision)
+
+
+def _merged_body(acc_ref, m_ref, l_ref, x_ref, wo_ref, h_ref, *, bn, splits, precision):
+    """kv_splits: the splits' states rescaled to the common row max and summed, then projected."""
+    m = [m_ref[i, :] for i in range(splits)]
+    top = functools.reduce(jnp.maximum, m)  # every split saw keys: each m[i] is finite
+    w = [jnp.exp2(mi - top) for mi in m]
+    l = functools.reduce(jnp.add, [l_ref[i, :] * w[i] for i in range(splits)])
+    acc = functools.reduce(jnp.add, [acc_ref[i] * w[i][:, None] for i in range(splits)])
+    _project(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
+
+
+def _project(attn, x_ref, wo_ref, h_ref, bn, precision):
+    """h = x + attn @ wo over this program's h_ref columns, bn at a time."""
+    attn = ac.dot_operand(attn, jnp.float32, precision)
+    chunks = h_ref.shape[1] // bn
+    first = pl.program_id(1) * chunks  # read outside the loop: interpret mode cannot lower it inside
 
     def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
         cols = ac.tile(c, bn)
         residual = x_ref[:, cols].astype(jnp.float32)
-        wo = wo_ref[:, cols].astype(jnp.float32)  # exact: attn is float32
+        wo = wo_ref[:, ac.tile(first + c, bn)].astype(jnp.float32)  # exact: attn is float32
         h_ref[:, cols] = residual + ac.dot(attn, wo, _MATMUL_DIMS, precision)
         return carry
 
-    lax.fori_loop(0, h_ref.shape[1] // bn, project, 0)
+    lax.fori_loop(0, chunks, project, 0)
 
 
 def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
@@ -167,6 +198,8 @@ def kernel(x, wq, wk, wv, wo, wff):
     bn = min(tuning.choice(NAME, "block_n", BLOCK_N), dp)
     proj = tl.triton_params(num_warps=tuning.choice(NAME, "proj_warps", 4),
                             num_stages=tuning.choice(NAME, "proj_stages", 2))
+    ffn = tl.triton_params(num_warps=tuning.choice(NAME, "ffn_warps", tuning.choice(NAME, "proj_warps", 4)),
+                           num_stages=tuning.choice(NAME, "proj_stages", 2))
     rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
@@ -184,26 +217,57 @@ def kernel(x, wq, wk, wv, wo, wff):
     # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
     # operand stay within shared memory even at d_head = 256.
     bn_out = min(width, tuning.choice(NAME, "bn_out", min(128, max(16, 8192 // dp))))
-    q_rows = pl.BlockSpec((bq, width), lambda i: (i, 0))
+    # out_splits programs per query block, each projecting width / out_splits columns: seq / bq
+    # programs alone are 32 at LARGE (bq 16) for 132 SMs; the attention is recomputed per split.
+    splits = min(tuning.choice(NAME, "out_splits", 1), width // bn_out)
+    q_rows = pl.BlockSpec((bq, width // splits), lambda i, c: (i, c))
+    params = tl.triton_params(num_warps=warps, num_stages=stages)
+    any_ = pl.BlockSpec(memory_space=pl.ANY)
+    # kv_splits > 1: the keys split over that many programs per query block (a first call writes
+    # each split's running state), the merge fused into the projection call below.
+    kv_splits = min(tuning.choice(NAME, "kv_splits", 1), seq // bkv)
+    if kv_splits > 1:
+        part = lambda *shape: jax.ShapeDtypeStruct((kv_splits, *shape), f32)  # noqa: E731
+        acc, m, l = pl.pallas_call(
+            functools.partial(_partial_body, bk=bkv, tiles=seq // bkv // kv_splits, precision=precision),
+            out_shape=[part(seq, dp), part(seq), part(seq)],
+            grid=(seq // bq, kv_splits),
+            in_specs=[pl.BlockSpec((bq, dp), lambda i, s: (i, 0)), any_, any_],
+            out_specs=[pl.BlockSpec((None, bq, dp), lambda i, s: (s, i, 0)),
+                       *[pl.BlockSpec((None, bq), lambda i, s: (s, i))] * 2],
+            compiler_params=params,
+            name=f"{NAME}_attention_part",
+        )(q, k, v)
+        body = functools.partial(_merged_body, bn=bn_out, splits=kv_splits, precision=precision)
+        args = (acc, m, l, x, wo)
+        in_specs = [pl.BlockSpec((kv_splits, bq, dp), lambda i, c: (0, i, 0)),
+                    *[pl.BlockSpec((kv_splits, bq), lambda i, c: (0, i))] * 2, q_rows, any_]
+    else:
+        body = functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision)
+        args = (q, k, v, x, wo)
+        in_specs = [pl.BlockSpec((bq, dp), lambda i, c: (i, 0)), any_, any_, q_rows, any_]
     h = pl.pallas_call(
-        functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision),
+        body,
         out_shape=jax.ShapeDtypeStruct((seq, width), f32),
-        grid=(seq // bq,),
-        in_specs=[pl.BlockSpec((bq, dp), lambda i: (i, 0)), pl.BlockSpec(memory_space=pl.ANY),
-                  pl.BlockSpec(memory_space=pl.ANY), q_rows, pl.BlockSpec(memory_space=pl.ANY)],
+        grid=(seq // bq, splits),
+        in_specs=in_specs,
         out_specs=q_rows,
-        compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
+        compiler_params=params,
         name=f"{NAME}_attention_out",
-    )(q, k, v, x, wo)
+    )(*args)
 
-    bn = min(tuning.choice(NAME, "block_n", BLOCK_N), width)
+    # The feed-forward's own tiles where set: its (seq, width) output takes 64x64 tiles in 128
+    # programs at LARGE, where the qkv kernel's (seq, d_head) output would have 32.
+    bm = min(tuning.choice(NAME, "ffn_block_m", bm), seq)
+    bn = min(tuning.choice(NAME, "ffn_block_n", tuning.choice(NAME, "block_n", BLOCK_N)), width)
+    rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     return pl.pallas_call(
         functools.partial(_ffn_body, bk=bk, precision=precision),
         out_shape=jax.ShapeDtypeStruct((seq, width), x.dtype),
         grid=(seq // bm, width // bn),
         in_specs=[rows, pl.BlockSpec((width, bn), lambda i, j: (0, j))],
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
-        compiler_params=proj,
+        compiler_params=ffn,
         name=f"{NAME}_rmsnorm_ffn",
     )(h, wff)
 

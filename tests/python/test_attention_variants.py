@@ -109,6 +109,47 @@ def test_variant_small_and_lowers_for_cuda(task_name, name):
     assert tuning.active() == {}
 
 
+def test_attention_forward_precise_rows_at_float32_only():
+    """float32, S >= 2048: the first query block in its own call (split-TF32 dots), written into
+    the main call's output through the alias. SMALL (2 query blocks of 64) with precise_rows 64
+    runs both calls, with 128 the precise one alone, at the large stress case (v x1e3) against
+    the float64-grade reference; the call structure at LARGE and MEDIUM is read from the jaxpr."""
+    assert check("attention_forward", {"precise_rows": 64}, "float32", "large") is None
+    assert check("attention_forward", {"precise_rows": 128}, "float32", "large") is None  # precise call alone
+    module = registry.load("attention_forward")
+
+    def calls(size, dtype):
+        avals = [jax.ShapeDtypeStruct(module.SHAPES[size][i.name], dtype) for i in module.INPUTS]
+        with interpret.suspended():
+            closed = jax.make_jaxpr(lambda *xs: module.kernel(*xs))(*avals)
+        return [(c["name"], c["grid"]) for c in jaxpr_info.pallas_calls(closed)]
+
+    assert calls("large", "float32") == [("attention_forward", [64, 31]), ("attention_forward_precise", [64, 1])]
+    assert calls("large", "bfloat16") == [("attention_forward", [64, 64])]
+    assert [name for name, _ in calls("medium", "float32")] == ["attention_forward"]  # S < PRECISE_MIN_SEQ
+    lower("attention_forward", {}, "large")  # the aliased second call lowers for CUDA
+
+
+def test_transformer_block_key_and_column_splits():
+    """kv_splits and out_splits clamp to 1 at SMALL (16 rows, one 32-column tile): a shape with
+    4 key tiles and 4 wo column tiles runs both paths in interpret mode."""
+    module = registry.load("transformer_block")
+    shapes = {"x": (64, 64), "wq": (64, 16), "wk": (64, 16), "wv": (64, 16), "wo": (16, 64), "wff": (64, 64)}
+    raw = module.make_inputs(np.random.default_rng(0), shapes)
+    with jax.default_matmul_precision("highest"):
+        ref = np.asarray(jax.jit(module.reference)(*raw))
+    tol = dtypes.tolerances(module)["float32"]
+    for values in ({"kv_splits": 2, "out_splits": 2}, {"out_splits": 4}, {"kv_splits": 4}):
+        fn = lambda *xs: module.kernel(*xs)  # noqa: E731
+        with tuning.variant("transformer_block", bq=16, bk=16, bn_out=16, **values):
+            closed = jax.make_jaxpr(fn)(*raw)
+            out = jax.jit(fn)(*raw)
+        grids = {c["name"]: c["grid"] for c in jaxpr_info.pallas_calls(closed)}
+        assert grids["transformer_block_attention_out"] == [4, values.get("out_splits", 1)], grids
+        assert ("transformer_block_attention_part" in grids) == ("kv_splits" in values), grids
+        assert _error(out, ref, tol) is None, values
+
+
 if __name__ == "__main__":
     interpret.enable_interpret_default()
     for task_name, name in CASES:
