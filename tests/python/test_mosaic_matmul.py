@@ -134,3 +134,44 @@ def test_interpreted_bf16_matches_reference(wg_split):
     out = np.asarray(out.astype(jnp.float32), np.float64)
     # one bfloat16 rounding of the result (2^-8 relative), float32 accumulation
     assert np.all(np.abs(out - ref) <= 2.0 ** -8 * np.abs(ref) + 1e-3), np.abs(out - ref).max()
+
+
+def _interpreter_reads_transposed_operands() -> bool:
+    """JAX 0.10's Mosaic GPU interpreter fails on a transposed wgmma operand
+    ('TransposeTransform' object has no attribute 'indices'); 0.11's runs it."""
+    return tuple(int(p) for p in jax.__version__.split(".")[:2]) >= (0, 11)
+
+
+@pytest.mark.skipif(not _interpreter_reads_transposed_operands(),
+                    reason="JAX 0.10's Mosaic GPU interpreter cannot read the packed (transposed) weights")
+@pytest.mark.parametrize("dtype, n_w, wg_split", [("float32", 1, "m"), ("float32", 1, "n"),
+                                                   ("float32", 2, "m"), ("bfloat16", 2, "m")])
+def test_interpreted_packed_matches_reference(dtype, n_w, wg_split):
+    """The packed, K-major weights (float32's TF32 path, and any n_w > 1) in JAX 0.11's
+    interpreter, which multiplies in full float32 (TF32 truncation is checked on the GPU)."""
+    m, n, k, width = 128, 256 // n_w, 128, 128
+    rng = np.random.default_rng(1)
+    x = jnp.asarray(rng.standard_normal((m, k)), dtype)
+    ws = [jnp.asarray(rng.standard_normal((k, n)), dtype) for _ in range(n_w)]
+    b = jnp.asarray(rng.standard_normal(n), jnp.float32)
+    cfg = mosaic.Config(bm=128, width=width, bk=128 // jnp.dtype(dtype).itemsize, stages=2,
+                        wg_split=wg_split)
+    packed = mm.pack_weights(ws, width // n_w)
+    old = mosaic.NUM_SMS
+    mosaic.NUM_SMS = 1
+    try:
+        if n_w == 2:
+            out = mosaic.matmul(x, packed, lambda g, u: mm.silu(g) * u, n_w=2, packed=True,
+                                config=cfg, interpret=mosaic.interpret_params())
+        else:
+            out = mosaic.matmul(x, packed, lambda acc, bias: mm.relu(acc + bias), bias=b,
+                                packed=True, config=cfg, interpret=mosaic.interpret_params())
+    finally:
+        mosaic.NUM_SMS = old
+    x64 = np.asarray(x.astype(jnp.float32), np.float64)
+    prods = [x64 @ np.asarray(w.astype(jnp.float32), np.float64) for w in ws]
+    ref = (prods[0] / (1 + np.exp(-prods[0])) * prods[1] if n_w == 2
+           else np.maximum(prods[0] + np.asarray(b), 0.0))
+    out = np.asarray(out.astype(jnp.float32), np.float64)
+    rtol = 2.0 ** -8 if dtype == "bfloat16" else 1e-5
+    assert np.all(np.abs(out - ref) <= rtol * np.abs(ref) + 1e-3), np.abs(out - ref).max()
