@@ -50,13 +50,17 @@ _VARIANTS = {
     "t64x128k64w4s4": {**_tile(64, 128, 64, 4, 4), **LOW},
     "t128x64k64w4s4": {**_tile(128, 64, 64, 4, 4), **LOW},
     "t64x64k64w4s5": {**_tile(64, 64, 64, 4, 5), **LOW},
-    # Mosaic GPU (issue 19): float32 on TF32 wgmma (packed K-major weights), K steps of 32
+    # Mosaic GPU (issue 19), every dtype: the kernel's own plan (mosaic_matmul.plan)
+    "mosaic": {"backend": "mosaic"},
+    # float32 on TF32 wgmma (packed K-major weights), K steps of 32
+    "mosaic_t128x64k32s4": {**_mosaic(128, 64, 4), **F32},
     "mosaic_t128x128k32s4": {**_mosaic(128, 128, 4), **F32},
     "mosaic_t128x128k32s4_d0": {**_mosaic(128, 128, 4, delay_release=0), **F32},
     "mosaic_t128x256k32s3": {**_mosaic(128, 256, 3), **F32},
     "mosaic_t256x128k32s3": {**_mosaic(256, 128, 3), **F32},
     "mosaic_t256x128k32s3_g8": {**_mosaic(256, 128, 3, grid_width=8), **F32},
     # bfloat16 / float16: K steps of 64, one weight read (K, N) as it is, two packed
+    "mosaic_t128x64k64s4": {**_mosaic(128, 64, 4), **LOW},
     "mosaic_t128x128k64s4": {**_mosaic(128, 128, 4), **LOW},
     "mosaic_t128x256k64s3": {**_mosaic(128, 256, 3), **LOW},
     "mosaic_t256x128k64s3": {**_mosaic(256, 128, 3), **LOW},

@@ -92,6 +92,16 @@ def default_config(itemsize: int) -> Config:
     return Config(bk=BK_BYTES // itemsize)
 
 
+def plan(m: int, n: int, n_w: int, itemsize: int) -> Config:
+    """default_config, its width halved (down to 64) while the grid has fewer tiles than SMs:
+    (m, k) @ (k, n) with n_w weights at MEDIUM (1024^2) gets 128 x 64 tiles, 128 CTAs."""
+    cfg = default_config(itemsize)
+    width = cfg.width
+    while width > 64 and -(-m // cfg.bm) * -(-n * n_w // width) < NUM_SMS:
+        width //= 2
+    return dataclasses.replace(cfg, width=width)
+
+
 def smem_bytes(cfg: Config, itemsize: int, out_itemsize: int, has_bias: bool) -> int:
     """Shared memory the kernel allocates: the operand ring, the epilogue slots, the bias."""
     ring = cfg.stages * (cfg.bm + cfg.width) * cfg.bk * itemsize

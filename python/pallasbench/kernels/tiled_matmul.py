@@ -326,7 +326,7 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     (m, k), n = x.shape, weights[0].shape[1]
     n_w = len(weights)
     f32 = dot_dtype.itemsize == 4
-    base = mosaic_matmul.default_config(dot_dtype.itemsize)
+    base = mosaic_matmul.plan(m, n, n_w, dot_dtype.itemsize)
     cfg = mosaic_matmul.Config(**{field.name: pick("mosaic_" + field.name, getattr(base, field.name))
                                   for field in dataclasses.fields(base)})
     bn = cfg.width // n_w
