@@ -37,6 +37,12 @@ bench/results/2026-12-03-h200-kernels/); prologue results are cast back to the d
 epilogue are float32, and the tile is rounded once on store. K steps are 128 bytes of a row
 (32 float32 columns, 64 at 2 bytes). A pipeline of two matmuls keeps its hidden layer at
 `hidden_dtype`: float16 overflows where the float32 one of the reference does not.
+
+Mosaic GPU (issue 19): the tunable `backend="mosaic"` (default "triton", which every shipped
+table keeps) swaps step 2 for kernels/mosaic_matmul.py's persistent, warp-specialised TMA +
+wgmma kernel, tuned by its own `mosaic_*` keys; the packing pass stays for float32 (and for
+n_w > 1) and rounds the weights to nearest TF32 there. No prologue; Hopper only (refused, naming
+the task, in the CPU worker's interpret mode). bench/variants/matmul.py holds its variants.
 """
 
 import dataclasses
