@@ -7,8 +7,7 @@ dots, read as they are for 16-bit ones), `swap` for the unpacked product compute
 `mosaic_tBMxWIDTHkBKsSTAGES`: the Mosaic GPU kernel (kernels/mosaic_matmul.py; Hopper only, so
 the CPU tests only lower these): a persistent, warp-specialised TMA + wgmma kernel, BM x WIDTH
 per CTA split between two compute warpgroups by rows (`_n`: by columns, one weight only),
-STAGES SMEM slots per operand; `_g8` walks the tiles in bands of 8 (planar_snake), `_d0` waits
-for each wgmma before releasing its slot.
+STAGES SMEM slots per operand; `_g8` walks the tiles in bands of 8 (planar_snake).
 """
 
 
@@ -55,7 +54,6 @@ _VARIANTS = {
     # float32 on TF32 wgmma (packed K-major weights), K steps of 32
     "mosaic_t128x64k32s4": {**_mosaic(128, 64, 4), **F32},
     "mosaic_t128x128k32s4": {**_mosaic(128, 128, 4), **F32},
-    "mosaic_t128x128k32s4_d0": {**_mosaic(128, 128, 4, delay_release=0), **F32},
     "mosaic_t128x256k32s3": {**_mosaic(128, 256, 3), **F32},
     "mosaic_t256x128k32s3": {**_mosaic(256, 128, 3), **F32},
     "mosaic_t256x128k32s3_g8": {**_mosaic(256, 128, 3, grid_width=8), **F32},

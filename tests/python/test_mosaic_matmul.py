@@ -106,6 +106,7 @@ def test_unknown_backend_is_refused():
     (mosaic.Config(width=256, stages=6), 1, 4, True, "shared memory"),
     (mosaic.Config(bk=16), 1, 4, True, "128 bytes"),
     (mosaic.Config(width=512), 1, 2, False, "up to 256"),
+    (mosaic.Config(delay_release=1), 1, 4, True, "last step's slot"),
 ])
 def test_check_refuses_what_the_kernel_cannot_run(cfg, n_w, itemsize, packed, why):
     with pytest.raises(ValueError, match=why):

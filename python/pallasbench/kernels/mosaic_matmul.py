@@ -13,8 +13,10 @@ JAX 0.11 on, set explicitly because 0.10 defaulted to Lane), persistent and warp
   `plgpu.emit_pipeline_warp_specialized`: a ring of `stages` SMEM slots per operand, each filled
   by TMA with a 128-byte swizzle (the K step is 128 bytes of a row: 32 float32 / 64 16-bit
   columns) and released through a "consumed" barrier once both compute warpgroups' wgmma on it
-  has finished. With `delay_release=1` a compute warpgroup keeps one wgmma group in flight
-  (`wgmma_wait(1)`) and releases the slot a step later.
+  has finished (`wgmma_wait(0)` each step; the two compute warpgroups' wgmma overlap each other).
+  Keeping one wgmma group in flight (`delay_release=1`, as JAX's non-persistent pipelines may)
+  is refused: emit_pipeline_warp_specialized's memory warpgroup does not wait for the delayed
+  last step's slot before the next tile's prologue refills it, a race in a persistent kernel.
 - Operands: x (M, K) row-major is K-major already. The weight is either the packed K-major
   matrix of tiled_matmul.pack_weights, (n_w * N, K) interleaved per `width` columns (the layout
   TF32 wgmma needs: only 16-bit wgmma reads a transposed operand, so float32 weights are always
@@ -54,7 +56,14 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def _plgpu():
+    """jax.experimental.pallas.mosaic_gpu, imported on first use: it imports absl-py, which the
+    Triton path of the matmul tasks must not need (tiled_matmul imports this module)."""
+    from jax.experimental.pallas import mosaic_gpu
+
+    return mosaic_gpu
 
 # Streaming multiprocessors of an H200 (one persistent CTA each).
 NUM_SMS = 132
@@ -84,7 +93,7 @@ class Config:
     grid_width: int = 1  # planar_snake band width
     epi_m: int = 64  # epilogue store sub-tile
     epi_n: int = 64
-    delay_release: int = 1  # wgmma groups kept in flight across K steps (0 or 1)
+    delay_release: int = 0  # wgmma groups kept in flight across K steps: 0 only (see above)
 
 
 def default_config(itemsize: int) -> Config:
@@ -111,6 +120,7 @@ def smem_bytes(cfg: Config, itemsize: int, out_itemsize: int, has_bias: bool) ->
 
 
 def _transforms(minor_elems: int, itemsize: int):
+    plgpu = _plgpu()
     swizzle = plgpu.find_swizzle(minor_elems * itemsize * 8)
     return (plgpu.TilingTransform((8, swizzle // itemsize)), plgpu.SwizzleTransform(swizzle))
 
@@ -141,8 +151,11 @@ def check(cfg: Config, m: int, n: int, k: int, n_w: int, itemsize: int, out_item
         why.append(f"epilogue tile {cfg.epi_m}x{cfg.epi_n} does not divide {tile_m}x{bn_wg}")
     if m % cfg.bm or (n * n_w) % cfg.width or k % cfg.bk:
         why.append(f"({m}, {n}, {k}) not a multiple of the tiles ({cfg.bm}, {cfg.width // n_w}, {cfg.bk})")
-    if cfg.delay_release not in (0, 1) or cfg.stages < 2:
-        why.append(f"stages {cfg.stages} (>= 2) / delay_release {cfg.delay_release} (0 or 1)")
+    if cfg.stages < 2:
+        why.append(f"stages {cfg.stages} (at least 2)")
+    if cfg.delay_release != 0:
+        why.append(f"delay_release {cfg.delay_release}: the next tile's prologue would refill the "
+                   "last step's slot while its wgmma may still read it (persistent CTAs)")
     used = smem_bytes(cfg, itemsize, out_itemsize, has_bias)
     if used > SMEM_BYTES:
         why.append(f"{used} bytes of shared memory (at most {SMEM_BYTES})")
@@ -151,6 +164,7 @@ def check(cfg: Config, m: int, n: int, k: int, n_w: int, itemsize: int, out_item
 
 
 def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue, grid_mn):
+    plgpu = _plgpu()
     x_gmem, w_gmem = refs[0], refs[1]
     bias_gmem = refs[2] if has_bias else None
     out_gmem = refs[-1]
@@ -270,6 +284,7 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
     `interpret`: JAX's Mosaic GPU interpreter parameters (tests on the CPU only; see
     `interpret_params`), None on the GPU.
     """
+    plgpu = _plgpu()
     m, k = x.shape
     n = (w.shape[0] if packed else w.shape[1]) // (n_w if packed else 1)
     if w.dtype != x.dtype:
@@ -299,7 +314,7 @@ def interpret_params():
     """Parameters for JAX's Mosaic GPU interpreter (runs plgpu.kernel on the CPU, simulating
     SMEM, barriers and the warpgroups as threads): exported as plgpu.InterpretGPUParams from JAX
     0.11, only under jax._src in 0.10."""
-    params = getattr(plgpu, "InterpretGPUParams", None)
+    params = getattr(_plgpu(), "InterpretGPUParams", None)
     if params is None:
         from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams as params
     return params()

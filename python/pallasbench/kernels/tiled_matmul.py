@@ -56,7 +56,7 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 
-from pallasbench.kernels import masked
+from pallasbench.kernels import masked, mosaic_matmul
 
 # Streaming multiprocessors of an H200: a grid smaller than this leaves SMs idle.
 NUM_SMS = 132
@@ -320,7 +320,6 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     `round_out` are XLA passes before / after the kernel. No prologue. Hopper GPUs only: in the
     CPU worker's interpret mode it refuses, naming the task.
     """
-    from pallasbench.kernels import mosaic_matmul
     from pallasbench.worker import interpret
 
     if interpret.interpreting():
