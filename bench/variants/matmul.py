@@ -54,6 +54,9 @@ _VARIANTS = {
     # float32 on TF32 wgmma (packed K-major weights), K steps of 32
     "mosaic_t128x64k32s4": {**_mosaic(128, 64, 4), **F32},
     "mosaic_t128x128k32s4": {**_mosaic(128, 128, 4), **F32},
+    # x rounded to nearest TF32 by an XLA pass first (wgmma truncates its float32 operands; the
+    # packed weights are rounded by the pack either way): the accuracy check of the TF32 path
+    "mosaic_t128x128k32s4_rx": {**_mosaic(128, 128, 4), "round_x": True, **F32},
     "mosaic_t128x256k32s3": {**_mosaic(128, 256, 3), **F32},
     "mosaic_t256x128k32s3": {**_mosaic(256, 128, 3), **F32},
     "mosaic_t256x128k32s3_g8": {**_mosaic(256, 128, 3, grid_width=8), **F32},
