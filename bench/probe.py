@@ -24,6 +24,7 @@ Usage (repository root, on the GPU machine):
   python3 bench/probe.py --tasks matmul,flash_attention --sizes medium,large --dtypes float32
   OUT=/some/dir python3 bench/probe.py ...        # also writes $OUT/probe.md and probe.jsonl
   JAX_PLATFORMS=cpu python3 bench/probe.py --cpu-smoke --tasks matmul   # SMALL, interpret mode
+  python3 bench/probe.py --tasks matmul --variants mosaic --dtypes float32,bfloat16  # Mosaic only
 """
 
 from __future__ import annotations
@@ -198,9 +199,13 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=50)
     parser.add_argument("--budget-s", type=float, default=500.0, help="skip what is left after this")
     parser.add_argument("--cpu-smoke", action="store_true", help="SMALL, interpret mode, wall clock, 2 calls")
+    parser.add_argument("--variants", default="",
+                        help="comma list of name prefixes: only those variants (and the default), "
+                             "e.g. --variants mosaic")
     args = parser.parse_args()
     all_variants = load_variants()
     tasks = args.tasks.split(",") if args.tasks else sorted(all_variants)
+    prefixes = tuple(p for p in args.variants.split(",") if p)
     timer, sizes, samples = None, args.sizes.split(","), args.samples
     if args.cpu_smoke:
         from pallasbench.worker import interpret
@@ -230,7 +235,9 @@ def main() -> int:
                     print(f"budget spent: skipped {task} {size} {dtype}", flush=True)
                     continue
                 try:
-                    probe_task(task, all_variants.get(task, {}), size, dtype, samples, timer, emit)
+                    variants = {name: values for name, values in all_variants.get(task, {}).items()
+                                if not prefixes or name.startswith(prefixes)}
+                    probe_task(task, variants, size, dtype, samples, timer, emit)
                 except Exception as exc:
                     emit({"task": task, "size": size, "dtype": dtype, "variant": "setup",
                           "error": f"{type(exc).__name__}: {str(exc).strip()[:200]}"})

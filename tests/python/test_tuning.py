@@ -61,6 +61,8 @@ def test_every_matmul_variant_is_correct_at_small(dtype):
         values = dict(values)
         if dtype not in values.pop("_dtypes", [dtype]):
             continue
+        if values.get("backend") == "mosaic":  # Hopper only: test_mosaic_matmul.py lowers them
+            continue
         with tuning.variant("matmul", **values):
             out = jax.jit(lambda x, y: module.kernel(x, y))(a, b)
         out = np.asarray(out.astype(jnp.float32), np.float64)

@@ -37,8 +37,15 @@ bench/results/2026-12-03-h200-kernels/); prologue results are cast back to the d
 epilogue are float32, and the tile is rounded once on store. K steps are 128 bytes of a row
 (32 float32 columns, 64 at 2 bytes). A pipeline of two matmuls keeps its hidden layer at
 `hidden_dtype`: float16 overflows where the float32 one of the reference does not.
+
+Mosaic GPU (issue 19): the tunable `backend="mosaic"` (default "triton", which every shipped
+table keeps) swaps step 2 for kernels/mosaic_matmul.py's persistent, warp-specialised TMA +
+wgmma kernel, tuned by its own `mosaic_*` keys; the packing pass stays for float32 (and for
+n_w > 1) and rounds the weights to nearest TF32 there. No prologue; Hopper only (refused, naming
+the task, in the CPU worker's interpret mode). bench/variants/matmul.py holds its variants.
 """
 
+import dataclasses
 import functools
 
 import jax
@@ -49,7 +56,7 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 
-from pallasbench.kernels import masked
+from pallasbench.kernels import masked, mosaic_matmul
 
 # Streaming multiprocessors of an H200: a grid smaller than this leaves SMs idle.
 NUM_SMS = 132
@@ -77,9 +84,15 @@ _TN_DIMS = (((0,), (1,)), ((), ()))
 
 # Tunable choices (pallasbench.task.tuning, read under the task's name; bench/probe.py):
 # bm, bn (per weight) or width (all weights together), bk, num_warps, num_stages, group_m, pack,
-# round_x, round_w, round_out.
+# round_x, round_w, round_out; backend ("triton", the default, or "mosaic": the Mosaic GPU kernel
+# of kernels/mosaic_matmul.py, Hopper only) and the Mosaic kernel's own keys (MOSAIC_TUNABLE:
+# "mosaic_" + a mosaic_matmul.Config field, and mosaic_pack), apart from the Triton kernel's so
+# that a task's shipped Triton tiles never reach the Mosaic kernel.
+MOSAIC_TUNABLE = ("mosaic_bm", "mosaic_width", "mosaic_bk", "mosaic_stages", "mosaic_wg_split",
+                  "mosaic_grid_minor", "mosaic_grid_width", "mosaic_epi_m", "mosaic_epi_n",
+                  "mosaic_delay_release", "mosaic_pack")
 TUNABLE = ("bm", "bn", "width", "bk", "num_warps", "num_stages", "group_m", "pack", "swap",
-           "round_x", "round_w", "round_out")
+           "round_x", "round_w", "round_out", "backend", *MOSAIC_TUNABLE)
 
 
 def relu(y):
@@ -248,6 +261,14 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
         raise ValueError(f"{name}: {n_w} weights; the epilogue split needs a power of two")
     dot_dtype = jnp.promote_types(x.dtype, weights[0].dtype)
     pick = functools.partial(tuning.choice, task or name)
+    backend = pick("backend", "triton")
+    if backend == "mosaic":
+        return _fused_matmul_mosaic(x, weights, epilogue, bias=bias, prologue=prologue,
+                                    round_x=round_x, round_w=round_w, round_out=round_out,
+                                    out_dtype=out_dtype, name=name, task=task or name,
+                                    dot_dtype=dot_dtype, pick=pick)
+    if backend != "triton":
+        raise ValueError(f"{task or name}: backend {backend!r} is not 'triton' or 'mosaic'")
     bm, bn, bk, num_warps, num_stages = _plan(m, n, k, n_w, dot_dtype.itemsize)
     bm, bk = pick("bm", bm), pick("bk", bk)
     bn = pick("width", None) // n_w if pick("width", None) else pick("bn", bn)
@@ -286,3 +307,48 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
         name=name,
     )(*operands)
     return out if (mp, np_) == (m, n) else out[:m, :n]
+
+
+def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round_w, round_out,
+                         out_dtype, name, task, dot_dtype, pick):
+    """fused_matmul on the Mosaic GPU kernel (backend "mosaic"; kernels/mosaic_matmul.py).
+
+    The packing pass stays for float32 (TF32 wgmma reads K-major operands only) and for n_w > 1
+    (the kernel's one wgmma reads the interleaved tile); a 16-bit single weight is read as it is
+    unless `pack` says otherwise. The pack rounds float32 weights to nearest TF32 by default here
+    (`round_w`): wgmma truncates its float32 operands where Triton rounds them. `round_x` and
+    `round_out` are XLA passes before / after the kernel. No prologue. Hopper GPUs only: in the
+    CPU worker's interpret mode it refuses, naming the task.
+    """
+    from pallasbench.worker import interpret
+
+    if interpret.interpreting():
+        raise NotImplementedError(
+            f"{task}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on Hopper GPUs only; "
+            "Pallas interpret mode is on (CPU), and the kernel is not switched to Triton silently")
+    if prologue is not None:
+        raise NotImplementedError(f"{task}: the Mosaic GPU matmul has no prologue (backend 'triton' has)")
+    (m, k), n = x.shape, weights[0].shape[1]
+    n_w = len(weights)
+    f32 = dot_dtype.itemsize == 4
+    base = mosaic_matmul.plan(m, n, n_w, dot_dtype.itemsize)
+    cfg = mosaic_matmul.Config(**{field.name: pick("mosaic_" + field.name, getattr(base, field.name))
+                                  for field in dataclasses.fields(base)})
+    bn = cfg.width // n_w
+    packed = f32 or n_w > 1 or pick("mosaic_pack", False)
+    round_w = f32 and pick("round_w", True)
+    round_x, round_out = f32 and pick("round_x", round_x), f32 and pick("round_out", round_out)
+
+    xp = masked.pad_to_multiple(masked.pad_to_multiple(x.astype(dot_dtype), 0, cfg.bm), 1, cfg.bk)
+    if round_x:
+        xp = round_tf32(xp)
+    wps = [masked.pad_to_multiple(masked.pad_to_multiple(w.astype(dot_dtype), 0, cfg.bk), 1, bn)
+           for w in weights]
+    np_ = wps[0].shape[1]
+    w_operand = pack_weights(wps, bn, rounded=round_w, name=name + "_pack") if packed else wps[0]
+    bias_p = None if bias is None else masked.pad_to_multiple(bias.reshape(1, n), 1, bn).reshape(np_)
+    out = mosaic_matmul.matmul(xp, w_operand, epilogue, bias=bias_p, n_w=n_w, packed=packed,
+                               config=cfg, out_dtype=out_dtype or x.dtype, name=name)
+    if round_out:
+        out = round_tf32(out)
+    return out if out.shape == (m, n) else out[:m, :n]

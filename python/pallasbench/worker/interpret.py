@@ -44,6 +44,16 @@ def enable_interpret_default() -> None:
     _patched = True
 
 
+def interpreting() -> bool:
+    """Whether a pallas_call traced now runs in interpret mode by this module's doing: forced
+    on, or the interpret default installed and not suspended. Kernels outside pallas_call
+    (Mosaic GPU's plgpu.kernel, which this module does not patch) ask it to refuse a CPU run
+    by name rather than fail deep in lowering."""
+    if _forced is not None:
+        return _forced
+    return _patched and _active
+
+
 @contextlib.contextmanager
 def suspended():
     """Within the block, pallas_call lowers for real (no interpret default)."""
