@@ -1,5 +1,5 @@
 """Every variant in bench/variants/attention.py: SMALL float32 correctness in interpret mode and
-Triton lowering for CUDA at SMALL, MEDIUM and LARGE (the GPU run times them; a variant that fails to
+Triton lowering for CUDA at MEDIUM and LARGE (the GPU run times them; a variant that fails to
 lower there would be a lost device minute).
 
 `python tests/python/test_attention_variants.py [task ...]` checks more than the test has time
@@ -103,9 +103,8 @@ def test_variant_small_and_lowers_for_cuda(task_name, name):
     values = _values(task_name, name)
     dtype = VARIANTS[task_name][name].get("_dtypes", ["float32"])[0]
     assert check(task_name, values, dtype) is None
-    for size in ("small", "medium", "large"):
-        if size in registry.load(task_name).SHAPES:
-            lower(task_name, values, size, dtype)
+    for size in ("medium", "large"):  # the sizes the GPU probe runs; SMALL ran just above
+        lower(task_name, values, size, dtype)
     assert tuning.active() == {}
 
 
