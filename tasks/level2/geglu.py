@@ -47,12 +47,8 @@ def reference(x, wg, wu):
     return jax.nn.gelu(x @ wg, approximate=True) * (x @ wu)
 
 
-# Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/): swiglu's, probed at the same shapes.
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
-    })
+# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_GATED).
+TUNED = mm.TUNED_GATED
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

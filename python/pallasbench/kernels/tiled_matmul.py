@@ -77,6 +77,26 @@ RELU_FLOPS = 1  # max
 SILU_FLOPS = 5  # y * 1/(1+exp(-y)): neg, exp, add, divide, multiply (exp counted as 1)
 GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh as 1)
 
+# Shipped configurations of the matmul-class tasks (tuning.Tuned), one per shape family, chosen on
+# the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/) on the family's probed task
+# and shared by the tasks of the same shapes (the epilogue does not change the tiling):
+_PROBED = dict(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels")
+# (M, K) @ (K, N) = 1024^3 at MEDIUM, 4096^3 at LARGE: probed on matmul; matmul_relu, matmul_gelu,
+# matmul_silu and fused_relu_matmul have the same shapes.
+TUNED_SQUARE = tuning.Tuned(**_PROBED, configs={
+    "medium": {"bfloat16": {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+    "large": {"bfloat16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+})
+# (1024, 1024) @ (1024, 2048) plus a bias: probed on linear_bias_relu; fused_matmul_bias too.
+TUNED_WIDE = tuning.Tuned(**_PROBED, configs={
+    "medium": {"bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+    "large": {"bfloat16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+})
+# Two gated weights, (512, 1024) @ 2 x (1024, 2048): probed on swiglu; geglu too.
+TUNED_GATED = tuning.Tuned(**_PROBED, configs={
+    "medium": {"bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+})
+
 # Contract x's last dim with the packed weight's last dim: x @ w_packed^T, no explicit transpose.
 _NT_DIMS = (((1,), (1,)), ((), ()))
 # Contract a (bk, bn) weight tile's first dim with x's last: (x @ w)^T = w^T @ x^T, (bn, bm).
@@ -328,7 +348,7 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
             "Pallas interpret mode is on (CPU), and the kernel is not switched to Triton silently")
     if prologue is not None:
         raise NotImplementedError(f"{task}: the Mosaic GPU matmul has no prologue (backend 'triton' has)")
-    (m, k), n = x.shape, weights[0].shape[1]
+    m, n = x.shape[0], weights[0].shape[1]
     n_w = len(weights)
     f32 = dot_dtype.itemsize == 4
     base = mosaic_matmul.plan(m, n, n_w, dot_dtype.itemsize)
