@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import importlib.util
 import json
 import os
 import statistics
@@ -46,12 +45,11 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def load_variants() -> dict[str, dict[str, dict]]:
+    from pallasbench.task import tuning
+
     found: dict[str, dict[str, dict]] = {}
     for path in sorted((ROOT / "bench" / "variants").glob("*.py")):
-        spec = importlib.util.spec_from_file_location(f"variants_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        for task, variants in module.VARIANTS.items():
+        for task, variants in tuning.read_variants(path).items():
             if task in found:
                 raise ValueError(f"{path}: task '{task}' already has variants in another file")
             found[task] = variants
@@ -132,8 +130,7 @@ def probe_task(task: str, variants: dict, size: str, dtype: str, samples: int, t
     emit({"task": task, "size": size, "dtype": dtype, "variant": "xla", **base})
     rows, lowered = [], []
     for name, values in {"default": {}, **variants}.items():
-        values = dict(values)
-        only = values.pop("_dtypes", None)
+        only, values = values.get("_dtypes"), tuning.tuning_values(values)
         if only and dtype not in only:
             continue
         row = {"task": task, "size": size, "dtype": dtype, "variant": name, "values": values}

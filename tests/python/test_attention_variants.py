@@ -5,7 +5,6 @@ lower there would be a lost device minute).
 `python tests/python/test_attention_variants.py [task ...]` checks more than the test has time
 for: every dtype and stress case at SMALL, as bench/probe.py and the harness would run them.
 """
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -24,21 +23,12 @@ from pallasbench.task import dtypes, registry, stress, tuning  # noqa: E402
 from pallasbench.worker import interpret, jaxpr_info  # noqa: E402
 
 
-def _variants():
-    spec = importlib.util.spec_from_file_location("attention_variants", ROOT / "bench/variants/attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.VARIANTS
-
-
-VARIANTS = _variants()
+VARIANTS = tuning.read_variants(ROOT / "bench/variants/attention.py")
 CASES = [(task, name) for task, named in VARIANTS.items() for name in named]
 
 
 def _values(task, name):
-    values = dict(VARIANTS[task][name])
-    values.pop("_dtypes", None)
-    return values
+    return tuning.tuning_values(VARIANTS[task][name])
 
 
 def _error(out, ref, tol) -> str | None:

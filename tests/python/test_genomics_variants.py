@@ -2,7 +2,6 @@
 at float32 (exact for the integer tasks), and Pallas's Triton lowering for CUDA at MEDIUM and
 LARGE (block rules, supported primitives) under the variant's tuning values."""
 
-import importlib.util
 from pathlib import Path
 
 import jax
@@ -16,21 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _variants():
-    spec = importlib.util.spec_from_file_location("genomics_variants", ROOT / "bench/variants/genomics.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [(task, name, dict(values)) for task, found in module.VARIANTS.items()
+    return [(task, name, dict(values)) for task, found in tuning.read_variants(ROOT / "bench/variants/genomics.py").items()
             for name, values in found.items()]
 
 
 VARIANTS = _variants()
 IDS = [f"{task}-{name}" for task, name, _ in VARIANTS]
-
-
-def _values(values):
-    values = dict(values)
-    values.pop("_dtypes", None)
-    return values
 
 
 @pytest.mark.parametrize("task_name, name, values", VARIANTS, ids=IDS)
@@ -39,7 +29,7 @@ def test_variant_matches_reference_at_small(task_name, name, values):
     inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
     with jax.default_matmul_precision("highest"):
         ref = np.asarray(jax.jit(task.reference)(*inputs)).astype(np.float64)
-    with tuning.variant(task_name, **_values(values)):
+    with tuning.variant(task_name, **tuning.tuning_values(values)):
         out = np.asarray(jax.jit(lambda *xs: task.kernel(*xs))(*inputs))
     assert not tuning.active()
     assert out.shape == ref.shape
@@ -55,6 +45,6 @@ def test_variant_lowers_for_cuda(task_name, name, values, size):
     task = registry.load(task_name)
     inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
     avals = [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], x.dtype) for i, x in zip(task.INPUTS, inputs)]
-    with tuning.variant(task_name, **_values(values)), interpret.suspended():
+    with tuning.variant(task_name, **tuning.tuning_values(values)), interpret.suspended():
         lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
     assert "__gpu$xla.gpu.triton" in lowered.as_text()

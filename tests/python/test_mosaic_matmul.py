@@ -4,7 +4,6 @@ lower()), refuses interpret mode by name, and computes the right numbers in JAX'
 interpreter where that interpreter can run it (JAX 0.10's cannot read a transposed wgmma
 operand: the packed, K-major weight path is checked on the GPU only)."""
 
-import importlib.util
 from pathlib import Path
 
 import jax
@@ -22,10 +21,7 @@ MOSAIC_CALL = "mosaic_gpu_v2"
 
 
 def _variants(task):
-    spec = importlib.util.spec_from_file_location("matmul_variants", ROOT / "bench/variants/matmul.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return {name: dict(values) for name, values in module.VARIANTS[task].items()
+    return {name: dict(values) for name, values in tuning.read_variants(ROOT / "bench/variants/matmul.py")[task].items()
             if values.get("backend") == "mosaic"}
 
 

@@ -5,7 +5,6 @@ launch shape) also run every stress case of their task against the float64 refer
 the dtype, as the harness checks them: at float32 (the tight tolerance; the first dtype a variant
 allows if not float32), or at every dtype it allows with ROWS_VARIANTS_ALL_DTYPES=1 (~1 min)."""
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -26,10 +25,7 @@ LAUNCH_KEYS = {"block_bytes", "num_warps", "num_stages", "min_programs", "tile",
 
 
 def _variants():
-    spec = importlib.util.spec_from_file_location("rows_variants", ROOT / "bench/variants/rows.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [(task, name, dict(values)) for task, found in module.VARIANTS.items()
+    return [(task, name, dict(values)) for task, found in tuning.read_variants(ROOT / "bench/variants/rows.py").items()
             for name, values in found.items()]
 
 
@@ -37,18 +33,12 @@ VARIANTS = _variants()
 IDS = [f"{task}-{name}" for task, name, _ in VARIANTS]
 
 
-def _values(values):
-    values = dict(values)
-    values.pop("_dtypes", None)
-    return values
-
-
 def _arithmetic():
     """(task, arithmetic values, dtypes) once per distinct arithmetic form: the launch keys
     dropped, since they leave each element's arithmetic as it is."""
     seen = {}
     for task, _, values in VARIANTS:
-        form = {k: v for k, v in _values(values).items() if k not in LAUNCH_KEYS}
+        form = {k: v for k, v in tuning.tuning_values(values).items() if k not in LAUNCH_KEYS}
         if form:
             key = (task, tuple(sorted(form.items())))
             allowed = set(values.get("_dtypes", dtypes.DTYPES))
@@ -107,10 +97,10 @@ def test_variant_lowers_for_cuda(task_name, name, values, size, monkeypatch):
     inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
     avals = [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtype if x.dtype == np.float32 else x.dtype)
              for i, x in zip(task.INPUTS, inputs)]
-    with tuning.variant(task_name, **_values(values)), interpret.suspended():
+    with tuning.variant(task_name, **tuning.tuning_values(values)), interpret.suspended():
         lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
     assert "__gpu$xla.gpu.triton" in lowered.as_text()
-    assert set(_values(values)) <= asked, sorted(set(_values(values)) - asked)
+    assert set(tuning.tuning_values(values)) <= asked, sorted(set(tuning.tuning_values(values)) - asked)
 
 
 @pytest.mark.parametrize("task_name, form, dtype", ARITHMETIC,
@@ -139,7 +129,7 @@ def _check(task, inputs, dtype, values, *, scale_atol, case=None):
             ref = ref.astype(np.float32).astype(dtypes.numpy_dtype(dtype)).astype(np.float64)
         if not np.isfinite(ref).all():
             pytest.skip(f"{case}: the reference overflows {dtype} (the harness shrinks the case)")
-    with tuning.variant(task.NAME, **_values(values)):
+    with tuning.variant(task.NAME, **tuning.tuning_values(values)):
         out = np.asarray(jax.jit(lambda *xs: task.kernel(*xs))(*inputs).astype(jnp.float32))
     assert not tuning.active()
     out = out.astype(np.float64)

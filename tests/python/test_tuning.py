@@ -1,7 +1,6 @@
 """pallasbench.task.tuning: the values a tuning run may set while a kernel traces, and the
 matmul variants bench/probe.py times (each must be a correct kernel, not only a fast one)."""
 
-import importlib.util
 from pathlib import Path
 
 import jax
@@ -37,10 +36,7 @@ def test_variant_is_undone_when_the_block_raises():
 
 
 def _matmul_variants():
-    spec = importlib.util.spec_from_file_location("matmul_variants", ROOT / "bench" / "variants" / "matmul.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.VARIANTS["matmul"]
+    return tuning.read_variants(ROOT / "bench" / "variants" / "matmul.py")["matmul"]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
@@ -145,3 +141,10 @@ def test_describe_gives_the_shipped_configuration_by_size_and_dtype():
     assert info["values"]["medium"]["float16"] == info["values"]["medium"]["bfloat16"]  # falls back
     assert info["values"]["small"]["float32"] == []  # untuned: the heuristic
     assert registry.describe(registry.load("add"))["kernel_config"] is None
+
+
+def test_a_variants_file_reads_as_tasks_names_and_values():
+    variants = tuning.read_variants(ROOT / "bench" / "variants" / "matmul.py")
+    assert {"matmul", "swiglu"} <= set(variants)
+    values = variants["matmul"]["pack"]
+    assert values["_dtypes"] and tuning.tuning_values(values) == {"pack": True}

@@ -106,6 +106,24 @@ def variant(task: str, **values):
             _ACTIVE[task] = previous
 
 
+def read_variants(path) -> dict[str, dict[str, dict]]:
+    """The VARIANTS of a bench/variants/*.py file: {task: {variant name: values}}, where values may
+    carry "_dtypes" (the dtypes the variant is for) beside its tuning values."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(f"variants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.VARIANTS
+
+
+def tuning_values(values: dict) -> dict:
+    """A variant's tuning values, without its "_dtypes"."""
+    return {key: value for key, value in values.items() if key != "_dtypes"}
+
+
 def choice(task: str, key: str, default):
     """The value of `key` for `task`: a tuning run's, else the task's shipped table's for the
     size and dtype being traced, else `default`."""
