@@ -66,25 +66,17 @@ def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned):
     def wrap(kernel):
         @functools.wraps(kernel)
         def traced(*arrays):
-            size = size_of(shapes, names, arrays)
-            values = table.values(size, _dtype_of(arrays)) if size else {}
-            previous, read_before = _SHIPPED.get(task), _READ.get(task)
-            _SHIPPED[task], _READ[task] = values, set()
-            try:
+            size, dtype = size_of(shapes, names, arrays), _dtype_of(arrays)
+            values = table.values(size, dtype) if size else {}
+            with _layer(_SHIPPED, task, values), _layer(_READ, task, set()):
                 out = kernel(*arrays)
                 # a key the kernel never asks for is a typo or a stale table (unless a tuning run's
                 # values changed the kernel's form, and with it which keys it reads)
                 unread = sorted(set(values) - _READ[task]) if task not in _ACTIVE else []
-                if unread:
-                    raise ValueError(f"task '{task}': tuned configuration for {size} "
-                                     f"{_dtype_of(arrays)} sets {unread}, which its kernel never reads")
-                return out
-            finally:
-                for layer, old in ((_SHIPPED, previous), (_READ, read_before)):
-                    if old is None:
-                        del layer[task]
-                    else:
-                        layer[task] = old
+            if unread:
+                raise ValueError(f"task '{task}': tuned configuration for {size} {dtype} sets "
+                                 f"{unread}, which its kernel never reads")
+            return out
 
         traced.tuned = table
         return traced
@@ -93,17 +85,24 @@ def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned):
 
 
 @contextlib.contextmanager
-def variant(task: str, **values):
-    """Within the block, `choice(task, key, default)` returns values[key] where given."""
-    previous = _ACTIVE.get(task)
-    _ACTIVE[task] = {**(previous or {}), **values}
+def _layer(layer: dict, task: str, value):
+    """Within the block, layer[task] is `value`; after it, what it was (or nothing)."""
+    previous = layer.get(task)
+    layer[task] = value
     try:
         yield
     finally:
         if previous is None:
-            del _ACTIVE[task]
+            del layer[task]
         else:
-            _ACTIVE[task] = previous
+            layer[task] = previous
+
+
+@contextlib.contextmanager
+def variant(task: str, **values):
+    """Within the block, `choice(task, key, default)` returns values[key] where given."""
+    with _layer(_ACTIVE, task, {**_ACTIVE.get(task, {}), **values}):
+        yield
 
 
 def read_variants(path) -> dict[str, dict[str, dict]]:
