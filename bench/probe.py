@@ -140,21 +140,21 @@ def probe_task(task: str, variants: dict, size: str, dtype: str, samples: int, t
                 # a fresh function: jit caches traces by function, which would reuse the default's
                 lowered.append(jax.jit(lambda *xs: module.kernel(*xs)).lower(*inputs))
         except Exception as exc:
-            row["error"] = _error(exc)
+            row["error"], row["error_detail"] = _error(exc), _error_detail(exc)
             lowered.append(None)
     # XLA's compile (Triton passes, ptxas) is C++ that releases the GIL: compile side by side.
     with concurrent.futures.ThreadPoolExecutor(COMPILE_THREADS) as pool:
         compiled = list(pool.map(lambda low: _compile(low), lowered))
     for row, fn in zip(rows, compiled):
         if isinstance(fn, Exception):
-            row["error"] = _error(fn)
+            row["error"], row["error_detail"] = _error(fn), _error_detail(fn)
         elif fn is not None:
             try:
                 row.update(check(fn(*inputs), ref, tol))
                 row.update(time_fn(fn, inputs, samples, timer))
                 row["speedup"] = base["median_us"] / row["median_us"]
             except Exception as exc:  # one variant's failure must not hide the others
-                row["error"] = _error(exc)
+                row["error"], row["error_detail"] = _error(exc), _error_detail(exc)
         emit(row)
 
 
@@ -170,6 +170,12 @@ def _compile(lowered):
 def _error(exc) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0][:160] if text else ''}"
+
+
+def _error_detail(exc) -> str:
+    """The whole message, tail-first: a compiler's reason is often on the last lines."""
+    text = str(exc).strip()
+    return text if len(text) <= 4000 else text[:1000] + "\n...\n" + text[-3000:]
 
 
 def markdown(rows: list[dict]) -> str:
