@@ -5,11 +5,17 @@ Memory-bound row reduction: each program loads whole rows of x and y (tl.row_blo
 Ragged edge blocks (a row count or width the block does not tile) load and store through masks. Any
 float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on store.
 Tunable launch shape: row_values' "block_bytes" and "num_warps" (pallasbench.task.tuning).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import reductions
 
 NAME = "cosine_sim"
@@ -43,6 +49,16 @@ def _cosine_rows(x, y):
     return dot / (norms + EPS)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {"float32": {"block_bytes": 8192, "num_warps": 2}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, y):
     # Masked lanes read 0: they add nothing to any of the three sums.
     return reductions.row_values(_cosine_rows, x, y, others=(0.0, 0.0), block_bytes=BLOCK_BYTES,

@@ -17,6 +17,11 @@ held in registers: "two_pass" (the default: mean, then the centred variance, two
 reductions) or "one_pass" (sum(s) and sum(s^2) reduced together, var = E[s^2] - mean(s)^2: the
 two cross-warp reductions overlap instead of queueing; the pivot shift keeps mean(s)^2 within a
 few var, so the cancellation costs a few bits of float32, far inside the tolerance).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp
@@ -109,6 +114,19 @@ def _layernorm_tiled(block):
     block.write(lambda x: (x - p - mean) * rstd)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {
+            "float32": {"block_bytes": 4096, "num_warps": 2},
+            "bfloat16": {"block_bytes": 4096, "num_warps": 2},
+        },
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x):
     stats = tuning.choice(NAME, "stats", "two_pass")
     whole = {"two_pass": _layernorm_whole, "one_pass": _layernorm_whole_one_pass}[stats]

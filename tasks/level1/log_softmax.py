@@ -10,6 +10,11 @@ Tunable (pallasbench.task.tuning): map_rows' launch keys (kernels.rowwise) and "
 held in registers: "exp" (the default; Pallas lowers it to libdevice's __nv_expf, a range
 reduction around ex2) or "exp2" (exp2(x * log2(e)), a multiply and ex2: the rounding of the
 product costs |x| * 2^-24 relative, and the terms that carry the sum have small |x|).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -56,6 +61,19 @@ def _log_softmax_tiled(block):
     block.write(lambda x: (x - m) - lse)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {
+            "float32": {"exp": "exp2", "block_bytes": 16384, "num_warps": 8},
+            "bfloat16": {"block_bytes": 8192, "num_warps": 4},
+        },
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x):
     # Masked lanes read -inf: they never win the max and exp gives 0.
     form = tuning.choice(NAME, "exp", "exp")

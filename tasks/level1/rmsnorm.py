@@ -6,12 +6,18 @@ squares and the scaled write come from one read of x. Rows wider than 8K element
 tiles twice (sum of squares, then the write). Masked lanes read as 0. No dot, no TF32. Any float
 dtype: computed in float32 (kernels.rowwise), rounded once on store. Tunable launch shape:
 map_rows' keys (kernels.rowwise, pallasbench.task.tuning).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp
 from jax import lax
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import rowwise
 
 NAME = "rmsnorm"
@@ -48,6 +54,19 @@ def _rmsnorm_tiled(block):
     block.write(lambda x: x * scale)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {
+            "float32": {"block_bytes": 16384, "num_warps": 8},
+            "bfloat16": {"block_bytes": 4096, "num_warps": 2},
+        },
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x):
     # Masked lanes read 0: they add nothing to the sum of squares.
     return rowwise.map_rows(x, _rmsnorm_whole, _rmsnorm_tiled, other=0.0, name=NAME)

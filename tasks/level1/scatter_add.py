@@ -12,6 +12,11 @@ percents).
 
 Tunable (pallasbench.task.tuning): "rows" (update rows a program, ROWS: more atomics in flight
 per program against fewer programs), "max_cols" (MAX_COLS), "num_warps".
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -62,6 +67,16 @@ def _round_body(sums_ref, o_ref):
     o_ref[...] = sums_ref[...].astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {"float32": {"rows": 4}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(updates, idx):
     n, d = updates.shape
     rows = tuning.choice(NAME, "rows", ROWS)

@@ -5,6 +5,11 @@ whole rows (a power-of-two block; padded columns are masked out of the max, the 
 label product), so log_softmax is never materialised. Rows per program are capped to keep
 >= 256 programs. Computed in float32 at every dtype, rounded once on store. Tunable launch
 shape: padded_rows' keys (kernels.rowwise, pallasbench.task.tuning).
+
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
+bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
+above. Each record's kernel_config says which values ran.
 """
 
 import jax
@@ -12,6 +17,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import rowwise
 
 NAME = "fused_softmax_cross_entropy"
@@ -51,6 +57,16 @@ def _body(z_ref, y_ref, o_ref, *, cols):
     o_ref[...] = (-jnp.sum(terms, axis=1)).astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py over bench/variants/rows.py
+# (bench/results/2026-12-03-h200-tuning2/).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
+    configs={
+        "medium": {"float32": {"min_programs": 1024, "num_warps": 2}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(logits, labels):
     return rowwise.padded_rows(_body, logits, labels, per_row=True, name=NAME)
 

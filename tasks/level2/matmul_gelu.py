@@ -12,10 +12,13 @@ accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on
 No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
 dot per weight and step; tiled_matmul.packs_weights).
 
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
+Shipped configuration: the TUNED table (tiled_matmul.TUNED_SQUARE, chosen on the H200 by
+bench/probe.py) sets these choices at the task's MEDIUM and LARGE shapes per dtype; any other
+shape takes the defaults above. At float32, and at bfloat16 LARGE, it runs the Mosaic GPU kernel
+instead (tuning backend "mosaic", kernels/mosaic_matmul.py): persistent and warp-specialised, TMA
+loads into a ring of SMEM stages, wgmma on TF32 at float32 (the weights packed K-major and rounded
+to nearest TF32 by the packing pass; wgmma truncates x to TF32). Each record's kernel_config says
+which values and backend ran.
 """
 
 import jax
