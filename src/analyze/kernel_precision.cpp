@@ -1,8 +1,10 @@
-// analyze_kernel_precision: float types, dot precisions and narrowing ops in the Triton IR
-// of the Pallas kernels, as the executor decoded it (one MLIR op per line).
+// analyze_kernel_precision: float types, dot precisions and narrowing ops in the IR of the Pallas
+// kernels (Triton's, or Mosaic GPU's lowered module), as the executor decoded it (one MLIR op per
+// line).
 #include "pallasbench/analyze/module_analysis.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -65,6 +67,38 @@ std::vector<std::string_view> element_types(std::string_view line) {
       if (is_float_type(word) || is_int_type(word)) found.push_back(word);
     }
     i = end;
+  }
+  return found;
+}
+
+// Inline PTX in a string on the line (Mosaic GPU's wgmma, mma and cvt; Triton's
+// elementwise_inline_asm): ".f32.tf32.tf32" in "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"
+// names the instruction's types, which no MLIR type on the line shows. Written by hand: no library
+// here parses PTX, and only the type suffixes matter.
+std::string_view ptx_float_type(std::string_view suffix) {
+  static const std::map<std::string_view, std::string_view> types = {
+      {"tf32", "tf32"},       {"f16", "f16"},           {"f16x2", "f16"},         {"bf16", "bf16"},
+      {"bf16x2", "bf16"},     {"f32", "f32"},           {"f64", "f64"},           {"e4m3", "f8E4M3FN"},
+      {"e4m3x2", "f8E4M3FN"}, {"e5m2", "f8E5M2"},       {"e5m2x2", "f8E5M2"},     {"e2m3", "f6E2M3FN"},
+      {"e2m3x2", "f6E2M3FN"}, {"e3m2", "f6E3M2FN"},     {"e3m2x2", "f6E3M2FN"},   {"e2m1", "f4E2M1FN"},
+      {"e2m1x2", "f4E2M1FN"}};
+  const auto it = types.find(suffix);
+  return it == types.end() ? std::string_view{} : it->second;
+}
+
+std::vector<std::string_view> ptx_types(std::string_view line) {
+  std::vector<std::string_view> found;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;  // an escaped character, \" included
+      continue;
+    }
+    if (line[i] == '"') quoted = !quoted;
+    if (!quoted || line[i] != '.') continue;
+    std::size_t end = i + 1;
+    while (end < line.size() && std::isalnum(static_cast<unsigned char>(line[end]))) ++end;
+    if (const auto type = ptx_float_type(line.substr(i + 1, end - i - 1)); !type.empty()) found.push_back(type);
   }
   return found;
 }
@@ -149,7 +183,9 @@ public:
     const std::string precision = k_dots.contains(op) ? dot_precision(line) : "";
     // Types are read without the dot's "inputPrecision = tf32", which names no value's type.
     const std::string typed = precision.empty() ? std::string(line) : without_precision(line);
-    const auto types = element_types(typed);
+    auto types = element_types(typed);
+    const auto in_ptx = ptx_types(line);
+    types.insert(types.end(), in_ptx.begin(), in_ptx.end());
     std::vector<std::string> narrow;
     for (const auto type : types) {
       if (!is_float_type(type)) continue;

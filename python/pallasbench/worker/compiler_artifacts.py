@@ -42,7 +42,7 @@ def dump_options(dump_dir: Path) -> dict:
 def pallas_custom_calls(operation, with_mosaic: bool = False) -> list[tuple]:
     """(custom call target, backend-config dictionary attribute) of every Triton custom call
     under an MLIR operation (a module), in program order; with_mosaic adds Mosaic GPU calls
-    as (target, None)."""
+    (their dictionary holds the kernel's MLIR module as bytecode)."""
     from jax._src.lib.mlir import ir
 
     found = []
@@ -51,13 +51,8 @@ def pallas_custom_calls(operation, with_mosaic: bool = False) -> list[tuple]:
         op = op.operation if hasattr(op, "operation") else op
         if op.name == "stablehlo.custom_call":
             target = ir.StringAttr(op.attributes["call_target_name"]).value
-            if target in TRITON_TARGETS:
-                # api_version 4 keeps the dictionary in mhlo.backend_config (backend_config is "").
-                attrs = op.attributes
-                key = "mhlo.backend_config" if "mhlo.backend_config" in attrs else "backend_config"
-                found.append((target, ir.DictAttr(attrs[key])))
-            elif with_mosaic and target in MOSAIC_TARGETS:
-                found.append((target, None))  # its config is not a Triton module
+            if target in TRITON_TARGETS or (with_mosaic and target in MOSAIC_TARGETS):
+                found.append((target, _backend_config(op.attributes)))
         for region in op.regions:
             for block in region:
                 for inner in block:
@@ -65,6 +60,20 @@ def pallas_custom_calls(operation, with_mosaic: bool = False) -> list[tuple]:
 
     visit(operation)
     return found
+
+
+def _backend_config(attrs):
+    """The custom call's dictionary: api_version 4 keeps it in mhlo.backend_config (backend_config
+    is then ""); None where neither holds a dictionary."""
+    from jax._src.lib.mlir import ir
+
+    for key in ("mhlo.backend_config", "backend_config"):
+        if key in attrs:
+            try:
+                return ir.DictAttr(attrs[key])
+            except (TypeError, ValueError):  # backend_config "" beside the dictionary
+                continue
+    return None
 
 
 def triton_custom_calls(lowered) -> list[tuple]:
@@ -78,15 +87,44 @@ def triton_modules(lowered) -> list[dict]:
 
 
 def decode_kernel(target, config) -> dict:
-    """_decode, with a failure to decode kept as the entry's reason instead of raised: the
-    harness's precision policy refuses what it cannot read."""
+    """_decode (Triton) or _decode_mosaic, with a failure to decode kept as the entry's reason
+    instead of raised: the harness's precision policy refuses what it cannot read."""
     if config is None:
-        return {"target": target, "name": None, "ir": None,
-                "error": "Mosaic GPU kernels' IR is not decoded by this harness version"}
+        return {"target": target, "name": None, "ir": None, "error": "the custom call carries no configuration"}
     try:
-        return _decode(target, config)
+        return _decode_mosaic(target, config) if target in MOSAIC_TARGETS else _decode(target, config)
     except Exception as exc:
         return {"target": target, "name": None, "ir": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _decode_mosaic(target, config) -> dict:
+    """A Mosaic GPU kernel's module as MLIR text, one op per line. It is stored as bytecode in its
+    serialized (versioned, "stable_mosaic_gpu.") form: lowered to the LLVM and NVVM dialects, with
+    wgmma and other tensor-core instructions as inline PTX whose type suffixes (.tf32, .bf16)
+    are what the precision policy reads."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    from jax.experimental.mosaic import gpu as mosaic_gpu
+
+    if "module" not in config:
+        return {"target": target, "name": None, "ir": None, "error": "the custom call carries no Mosaic GPU module"}
+    ctx = mlir.make_ir_context()
+    mosaic_gpu.dialect.register_dialect(ctx)  # its types (barriers) appear in memrefs
+    ctx.allow_unregistered_dialects = True  # the serialized ops are generic "stable_mosaic_gpu.*"
+    with ctx:
+        module = ir.Module.parse(ir.StringAttr(config["module"]).value_bytes)
+        attrs = module.operation.attributes
+        name = ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
+        return {"target": target, "name": name, "ir": module.operation.get_asm(enable_debug_info=False)}
+
+
+def load_mosaic_runtime() -> None:
+    """Mosaic GPU's custom call links each kernel's host code against libmosaic_gpu_runtime.so,
+    found through MOSAIC_GPU_RUNTIME_LIB_PATH, which jax sets when jax.experimental.mosaic.gpu
+    is imported. A process that only deserializes an exported module never imports it, and its
+    compile fails ("Failed to lookup host symbol"): this imports it (jax's own module, not the
+    candidate's code)."""
+    import jax.experimental.mosaic.gpu  # noqa: F401  (sets the environment on import)
 
 
 def _decode(target, config) -> dict:

@@ -53,7 +53,10 @@ def describe_module(exported) -> tuple[str, list[dict]]:
         module = ir.Module.parse(exported.mlir_module())
         text = module.operation.get_asm(enable_debug_info=False)
         calls = compiler_artifacts.pallas_custom_calls(module.operation, with_mosaic=True)
-        return text, [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
+        kernels = [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
+    if any(target in compiler_artifacts.MOSAIC_TARGETS for target, _ in calls):
+        compiler_artifacts.load_mosaic_runtime()  # before the compile, which links its host code
+    return text, kernels
 
 
 class Executor:

@@ -1,0 +1,60 @@
+"""compiler_artifacts' decoding of the Pallas kernels in an exported module, as the executor hands
+them to the harness's precision policy: a Mosaic GPU kernel's module is decoded to MLIR text whose
+inline PTX names its tensor-core types (tests/analyze/test_kernel_precision.cpp reads such lines),
+and the Mosaic GPU runtime is loaded before such a module is compiled."""
+
+import sys
+
+import jax
+import numpy as np
+import pytest
+
+from pallasbench.task import registry
+from pallasbench.worker import compiler_artifacts, executor, interpret, tracer
+
+
+def _exported(task_name, size, dtype):
+    task = registry.load(task_name)
+    avals = [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtype) for i in task.INPUTS]
+    checks = [jax.export.DisabledSafetyCheck.custom_call(t) for t in tracer.PALLAS_TARGETS]
+    with interpret.suspended():  # the CUDA lowering, as the tracer exports it on the GPU
+        return jax.export.export(jax.jit(lambda *xs: task.kernel(*xs)), platforms=["cuda"],
+                                 disabled_checks=checks)(*avals)
+
+
+@pytest.mark.parametrize("dtype, wgmma", [("float32", ".f32.tf32.tf32"), ("bfloat16", ".f32.bf16.bf16")])
+def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypatch):
+    loads = []
+    monkeypatch.setattr(compiler_artifacts, "load_mosaic_runtime", lambda: loads.append(1))
+    # matmul ships the Mosaic GPU kernel at MEDIUM float32 and at LARGE bfloat16 (its TUNED table)
+    size = "medium" if dtype == "float32" else "large"
+    _, kernels = executor.describe_module(_exported("matmul", size, dtype))
+    mosaic = [k for k in kernels if k["target"] in compiler_artifacts.MOSAIC_TARGETS]
+    assert len(mosaic) == 1 and mosaic[0]["name"] == "matmul" and "error" not in mosaic[0], mosaic[0].get("error")
+    assert "wgmma.mma_async" in mosaic[0]["ir"] and wgmma in mosaic[0]["ir"]
+    assert [k["name"] for k in kernels if k["target"] not in compiler_artifacts.MOSAIC_TARGETS] == (
+        ["matmul_pack"] if dtype == "float32" else [])  # float32's Triton packing pass
+    assert loads == [1]  # the runtime, for the compile that follows
+    _, kernels = executor.describe_module(_exported("matmul", "small", dtype))  # Triton only
+    assert kernels and loads == [1]
+
+
+def test_loading_the_mosaic_runtime_imports_jaxs_module():
+    compiler_artifacts.load_mosaic_runtime()
+    assert "jax.experimental.mosaic.gpu" in sys.modules
+
+
+def test_a_mosaic_call_without_its_module_is_unreadable_not_raised():
+    entry = compiler_artifacts.decode_kernel("mosaic_gpu_v2", None)
+    assert entry["ir"] is None and "no configuration" in entry["error"]
+
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+
+    with mlir.make_ir_context():
+        config = ir.DictAttr.get({"kernel_hash": ir.StringAttr.get("x")})
+        entry = compiler_artifacts.decode_kernel("mosaic_gpu_v2", config)
+        assert entry["ir"] is None and "no Mosaic GPU module" in entry["error"]
+        garbage = ir.DictAttr.get({"module": ir.StringAttr.get(b"\x00not bytecode")})
+        entry = compiler_artifacts.decode_kernel("mosaic_gpu_v2", garbage)
+        assert entry["ir"] is None and entry["error"]
