@@ -15,6 +15,7 @@ from pallasbench.kernels import mosaic_matmul as mosaic
 from pallasbench.kernels import tiled_matmul as mm
 from pallasbench.task import registry, tuning
 from pallasbench.worker import interpret
+from task_avals import task_avals
 
 ROOT = Path(__file__).resolve().parents[2]
 MOSAIC_CALL = "mosaic_gpu_v2"
@@ -25,15 +26,9 @@ def _variants(task):
             if values.get("backend") == "mosaic"}
 
 
-def _avals(task, size, dtype):
-    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
-    return [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtype if x.dtype == np.float32 else x.dtype)
-            for i, x in zip(task.INPUTS, inputs)]
-
-
 def _lower(task, size, dtype, **values):
     with tuning.variant(task.NAME, **values), interpret.suspended():
-        lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*_avals(task, size, dtype)).lower(
+        lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*task_avals(task, size, dtype)).lower(
             lowering_platforms=("cuda",))
     assert not tuning.active()
     return lowered.as_text()

@@ -16,6 +16,7 @@ import pytest
 from pallasbench.task import dtypes, registry, stress, tuning
 from pallasbench.worker import interpret
 from pallasbench.worker.reference import Reference
+from task_avals import task_avals
 
 ROOT = Path(__file__).resolve().parents[2]
 # Keys of a launch shape only: interpret mode ignores warps and runs any block exactly, so
@@ -94,9 +95,7 @@ def test_variant_lowers_for_cuda(task_name, name, values, size, monkeypatch):
     only = values.get("_dtypes")
     dtype = jnp.float32 if only is None or "float32" in only else jnp.dtype(dtypes.numpy_dtype(only[0]))
     task = registry.load(task_name)
-    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
-    avals = [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtype if x.dtype == np.float32 else x.dtype)
-             for i, x in zip(task.INPUTS, inputs)]
+    avals = task_avals(task, size, dtype)
     with tuning.variant(task_name, **tuning.tuning_values(values)), interpret.suspended():
         lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
     assert "__gpu$xla.gpu.triton" in lowered.as_text()

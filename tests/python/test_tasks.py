@@ -9,6 +9,7 @@ import pytest
 from pallasbench.task import registry
 from pallasbench.worker import interpret, jaxpr_info
 from pallasbench import task as tl
+from task_avals import task_avals
 
 TASKS = sorted(registry.discover())
 
@@ -18,19 +19,13 @@ def task(request):
     return registry.load(request.param)
 
 
-def _abstract(task, size):
-    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
-    dtypes = {i.name: x.dtype for i, x in zip(task.INPUTS, inputs)}
-    return [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtypes[i.name]) for i in task.INPUTS]
-
-
 def test_reference_follows_the_matmul_precision_setting(task):
     """The worker times the speed baseline of a TF32 task at XLA's default precision and checks
     correctness at "highest", both through jax.default_matmul_precision: a reference that fixes
     its own precision would make the baseline f32 (4.6x slower for a large matmul)."""
     if not task.USES_TF32:
         pytest.skip(f"{task.NAME} does not use TF32: its reference has no matmul precision to follow")
-    avals = _abstract(task, "small")
+    avals = task_avals(task, "small")
     fresh = lambda *xs: task.reference(*xs)  # noqa: E731
     with jax.default_matmul_precision("default"):
         fast = jax.jit(fresh).lower(*avals).as_text()
@@ -61,7 +56,7 @@ def test_inputs_follow_shapes(task):
 def test_blocks_fit_triton(task, size):
     fresh = lambda *xs: task.kernel(*xs)  # noqa: E731 - a new function: its trace is not cached for later tests
     with interpret.suspended():  # as the GPU traces it (a shipped Mosaic GPU entry refuses interpret mode)
-        closed = jax.make_jaxpr(fresh)(*_abstract(task, size))
+        closed = jax.make_jaxpr(fresh)(*task_avals(task, size))
     calls = jaxpr_info.pallas_calls(closed)
     assert calls, f"{task.NAME}: no pallas_call in the kernel's jaxpr"
     for call in calls:
@@ -82,7 +77,7 @@ def test_lowers_to_triton_for_cuda(task, size):
     """Pallas's Triton lowering (power-of-two arrays, supported primitives) runs on the CPU too."""
     fresh = lambda *xs: task.kernel(*xs)  # noqa: E731 - a new function: no cached interpret trace
     with interpret.suspended():
-        lowered = jax.jit(fresh).trace(*_abstract(task, size)).lower(lowering_platforms=("cuda",))
+        lowered = jax.jit(fresh).trace(*task_avals(task, size)).lower(lowering_platforms=("cuda",))
     assert "__gpu$xla.gpu.triton" in lowered.as_text()
 
 

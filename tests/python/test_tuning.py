@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pallasbench.task import dtypes, registry, tuning
+from task_avals import task_avals
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,11 +93,7 @@ def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
     for size, by_dtype in table.configs.items():
         for dtype in by_dtype:
             run_dtype = "float32" if dtype == "*" else dtype
-            # dtypes from SMALL's inputs, shapes from the size's: drawing LARGE's inputs costs seconds
-            small = module.make_inputs(np.random.default_rng(0), module.SHAPES["small"])
-            avals = [jax.ShapeDtypeStruct(tuple(module.SHAPES[size][spec.name]),
-                                          run_dtype if np.asarray(a).dtype == np.float32 else np.asarray(a).dtype)
-                     for spec, a in zip(module.INPUTS, small)]
+            avals = task_avals(module, size, run_dtype)
             with interpret.suspended():  # the Mosaic GPU kernel refuses to trace in interpret mode
                 jaxpr = jax.make_jaxpr(lambda *xs: module.kernel(*xs))(*avals)
                 lowered = jax.jit(lambda *xs: module.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
