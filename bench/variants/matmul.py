@@ -7,19 +7,18 @@ dots, read as they are for 16-bit ones), `swap` for the unpacked product compute
 `mosaic_tBMxWIDTHkBKsSTAGES`: the Mosaic GPU kernel (kernels/mosaic_matmul.py; Hopper only, so
 the CPU tests only lower these): a persistent, warp-specialised TMA + wgmma kernel, BM x WIDTH
 per CTA split between two compute warpgroups by rows (`_n`: by columns, one weight only),
-STAGES SMEM slots per operand; `_g8` walks the tiles in bands of 8 (planar_snake).
+STAGES SMEM slots per operand; `_g8` walks the tiles in bands of 8 (planar_snake). K steps
+stay the kernel's default, 128 bytes of the dot's dtype (the kBK of the name): a float16 task
+whose hidden layer is float32 (mlp_block) then steps 32 there, not 64.
 """
+
+from pallasbench.kernels import tiled_matmul as mm
 
 
 def _tile(bm, width, bk, warps, stages, **extra):
     return {"bm": bm, "width": width, "bk": bk, "num_warps": warps, "num_stages": stages, **extra}
 
 
-def _mosaic(bm, width, stages, **extra):
-    """K steps stay the kernel's default, 128 bytes of the dot's dtype (the kBK of the name): a
-    float16 task whose hidden layer is float32 (mlp_block) then steps 32 there, not 64."""
-    return {"backend": "mosaic", "mosaic_bm": bm, "mosaic_width": width, "mosaic_stages": stages,
-            **{"mosaic_" + key: value for key, value in extra.items()}}
 
 
 F32 = {"_dtypes": ["float32"]}
@@ -52,26 +51,26 @@ _VARIANTS = {
     # Mosaic GPU (issue 19), every dtype: the kernel's own plan (mosaic_matmul.plan)
     "mosaic": {"backend": "mosaic"},
     # float32 on TF32 wgmma (packed K-major weights), K steps of 32
-    "mosaic_t128x64k32s4": {**_mosaic(128, 64, 4), **F32},
-    "mosaic_t128x128k32s4": {**_mosaic(128, 128, 4), **F32},
+    "mosaic_t128x64k32s4": {**mm.mosaic(128, 64, 4), **F32},
+    "mosaic_t128x128k32s4": {**mm.mosaic(128, 128, 4), **F32},
     # x rounded to nearest TF32 by an XLA pass first (wgmma truncates its float32 operands; the
     # packed weights are rounded by the pack either way): the accuracy check of the TF32 path
-    "mosaic_t128x128k32s4_rx": {**_mosaic(128, 128, 4), "round_x": True, **F32},
-    "mosaic_t128x256k32s3": {**_mosaic(128, 256, 3), **F32},
-    "mosaic_t256x128k32s3": {**_mosaic(256, 128, 3), **F32},
-    "mosaic_t256x128k32s3_g8": {**_mosaic(256, 128, 3, grid_width=8), **F32},
+    "mosaic_t128x128k32s4_rx": {**mm.mosaic(128, 128, 4), "round_x": True, **F32},
+    "mosaic_t128x256k32s3": {**mm.mosaic(128, 256, 3), **F32},
+    "mosaic_t256x128k32s3": {**mm.mosaic(256, 128, 3), **F32},
+    "mosaic_t256x128k32s3_g8": {**mm.mosaic(256, 128, 3, grid_width=8), **F32},
     # bfloat16 / float16: K steps of 64, one weight read (K, N) as it is, two packed
-    "mosaic_t128x64k64s4": {**_mosaic(128, 64, 4), **LOW},
-    "mosaic_t128x128k64s4": {**_mosaic(128, 128, 4), **LOW},
-    "mosaic_t128x256k64s3": {**_mosaic(128, 256, 3), **LOW},
-    "mosaic_t256x128k64s3": {**_mosaic(256, 128, 3), **LOW},
-    "mosaic_t256x128k64s3_g8": {**_mosaic(256, 128, 3, grid_width=8), **LOW},
+    "mosaic_t128x64k64s4": {**mm.mosaic(128, 64, 4), **LOW},
+    "mosaic_t128x128k64s4": {**mm.mosaic(128, 128, 4), **LOW},
+    "mosaic_t128x256k64s3": {**mm.mosaic(128, 256, 3), **LOW},
+    "mosaic_t256x128k64s3": {**mm.mosaic(256, 128, 3), **LOW},
+    "mosaic_t256x128k64s3_g8": {**mm.mosaic(256, 128, 3, grid_width=8), **LOW},
 }
 
 # Compute warpgroups side by side in N: one weight only (the halves would split the weights).
 _ONE_WEIGHT = {
-    "mosaic_t128x256k32s3_n": {**_mosaic(128, 256, 3, wg_split="n"), **F32},
-    "mosaic_t128x256k64s3_n": {**_mosaic(128, 256, 3, wg_split="n"), **LOW},
+    "mosaic_t128x256k32s3_n": {**mm.mosaic(128, 256, 3, wg_split="n"), **F32},
+    "mosaic_t128x256k64s3_n": {**mm.mosaic(128, 256, 3, wg_split="n"), **LOW},
 }
 
 VARIANTS = {task: {**_VARIANTS, **(_ONE_WEIGHT if task != "swiglu" else {})} for task in

@@ -4,8 +4,8 @@
 
 // analyze_kernel_precision on inline PTX: Mosaic GPU lowers wgmma (and cvt, mma) to
 // llvm.inline_asm, whose asm string alone names the instruction's types. The lines are the forms
-// the executor decodes from a Mosaic GPU kernel (tests/python/test_mosaic_matmul.py decodes a
-// real one), shortened to a few operands.
+// the executor decodes from a Mosaic GPU kernel (tests/python/test_compiler_artifacts.py decodes
+// a real one), shortened to a few operands.
 
 namespace pallasbench {
 namespace {

@@ -87,9 +87,12 @@ GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh 
 _PROBED = dict(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2")
 
 
-def mosaic(bm: int, width: int, stages: int) -> dict:
-    """A shipped Mosaic GPU entry: tile rows, columns (all weights together) and SMEM stages."""
-    return {"backend": "mosaic", "mosaic_bm": bm, "mosaic_width": width, "mosaic_stages": stages}
+def mosaic(bm: int, width: int, stages: int, **extra) -> dict:
+    """Tuning values for the Mosaic GPU kernel (a shipped entry, or a bench/variants one): tile
+    rows, columns (all weights together), SMEM stages, and any other mosaic_matmul.Config field
+    (`extra`, prefixed "mosaic_"). K steps stay the kernel's default, 128 bytes of the dot's dtype."""
+    return {"backend": "mosaic", "mosaic_bm": bm, "mosaic_width": width, "mosaic_stages": stages,
+            **{"mosaic_" + key: value for key, value in extra.items()}}
 
 
 _TRITON_LARGE_16 = {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}
