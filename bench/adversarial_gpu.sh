@@ -17,6 +17,7 @@ cases=(
   "relu_replay_cache.py relu ok true"
   "layernorm_hunts_reference.py layernorm incorrect false"
   "matmul_f16_in_kernel.py matmul ok false"
+  "matmul_f16_inline_asm.py matmul ok false"
   "softmax_dead_pallas.py softmax ok false"
   "softmax_branch_guarded.py softmax ok false"
   "softmax_foreign_custom_call.py softmax compile_error false"

@@ -166,8 +166,8 @@ STRESS_FAILS = {
 TIMING_CASES = ["reduce_sum_seed_table.py", "reduce_sum_timing_differs.py"]
 
 # Cases whose verdict means something on a GPU only (bench/adversarial_gpu.sh runs them there):
-# on the CPU the harness forces interpret mode itself.
-GPU_ONLY = ["relu_interpret_true.py"]
+# on the CPU the harness forces interpret mode itself, and interpret mode cannot run inline PTX.
+GPU_ONLY = ["relu_interpret_true.py", "matmul_f16_inline_asm.py"]
 
 # Reasons the source analysis must give (a refusal for the wrong reason is no refusal).
 REASONS = {
