@@ -3,6 +3,8 @@ them to the harness's precision policy: a Mosaic GPU kernel's module is decoded 
 inline PTX names its tensor-core types (tests/analyze/test_kernel_precision.cpp reads such lines),
 and the Mosaic GPU runtime is loaded before such a module is compiled."""
 
+import hashlib
+import io
 import sys
 
 import jax
@@ -58,3 +60,23 @@ def test_a_mosaic_call_without_its_module_is_unreadable_not_raised():
         garbage = ir.DictAttr.get({"module": ir.StringAttr.get(b"\x00not bytecode")})
         entry = compiler_artifacts.decode_kernel("mosaic_gpu_v2", garbage)
         assert entry["ir"] is None and entry["error"]
+
+
+def test_a_mosaic_module_under_another_modules_hash_is_unreadable():
+    """kernel_hash must be the module's own SHA-256: a call naming another kernel (one the custom
+    call may have cached) beside a harmless module would have the policy read code that does not run."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+
+    with mlir.make_ir_context():
+        module = ir.Module.parse("module {}")
+        buffer = io.BytesIO()
+        module.operation.write_bytecode(buffer)
+        data = buffer.getvalue()
+
+        def config(digest):
+            return ir.DictAttr.get({"module": ir.StringAttr.get(data), "kernel_hash": ir.StringAttr.get(digest)})
+
+        assert compiler_artifacts.decode_kernel("mosaic_gpu_v2", config(hashlib.sha256(data).digest()))["ir"]
+        entry = compiler_artifacts.decode_kernel("mosaic_gpu_v2", config(hashlib.sha256(b"other").digest()))
+        assert entry["ir"] is None and entry["error"] == "kernel_hash is not the SHA-256 of the module"

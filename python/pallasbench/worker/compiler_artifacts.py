@@ -9,6 +9,7 @@ the C++ side parses the files into the static summary (src/report/).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -108,11 +109,17 @@ def _decode_mosaic(target, config) -> dict:
 
     if "module" not in config:
         return {"target": target, "name": None, "ir": None, "error": "the custom call carries no Mosaic GPU module"}
+    module_bytes = ir.StringAttr(config["module"]).value_bytes
+    # jax names the module by its SHA-256 (kernel_hash), and the custom call may key compiled
+    # kernels by that name: a name that is not this module's could run other code than the IR read.
+    named = ir.StringAttr(config["kernel_hash"]).value_bytes if "kernel_hash" in config else None
+    if named is not None and named != hashlib.sha256(module_bytes).digest():
+        return {"target": target, "name": None, "ir": None, "error": "kernel_hash is not the SHA-256 of the module"}
     ctx = mlir.make_ir_context()
     mosaic_gpu.dialect.register_dialect(ctx)  # its types (barriers) appear in memrefs
     ctx.allow_unregistered_dialects = True  # the serialized ops are generic "stable_mosaic_gpu.*"
     with ctx:
-        module = ir.Module.parse(ir.StringAttr(config["module"]).value_bytes)
+        module = ir.Module.parse(module_bytes)
         attrs = module.operation.attributes
         name = ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
         return {"target": target, "name": name, "ir": module.operation.get_asm(enable_debug_info=False)}
