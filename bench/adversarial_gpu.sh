@@ -2,9 +2,10 @@
 # The adversarial corpus's hostile and trust classes on the GPU machine, each through `eval`
 # (tracer sandboxed, executor on the GPU), with the verdict it must get; relu_interpret_true.py
 # is the GPU-only case. Prints one line per case and writes the records to $OUT/adversarial/.
-# usage: bench/adversarial_gpu.sh SIZE
+# usage: bench/adversarial_gpu.sh SIZE [CANDIDATE.py ...]  (the named cases only, when given)
 set -uo pipefail
 size=${1:-small}
+only=("${@:2}")
 out=${OUT:-/tmp}/adversarial
 mkdir -p "$out"
 # candidate task expected-status expected-robust [size, "-" for SIZE] [timed] [more eval flags]
@@ -36,6 +37,7 @@ cases=(
 fails=0
 for c in "${cases[@]}"; do
   read -r file task want_status want_robust case_size timed extra <<<"$c"
+  [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $file "* ]] || continue
   name=${file%.py}
   [ -z "$case_size" ] || [ "$case_size" = - ] && case_size=$size
   timing=(--no-timing)
