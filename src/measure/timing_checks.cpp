@@ -37,6 +37,12 @@ std::vector<module_kernel> module_kernel::from_load_reply(const json& kernels) {
     if (k.contains("name") && k["name"].is_string()) m.name = k["name"].get<std::string>();
     m.geometry = geometry_of(k);
     if (!m.name.empty() || m.geometry) out.push_back(std::move(m));
+    // A Mosaic GPU module launches its kernels under names of their own (the decoder reads them
+    // from the module: "<function>_kernel"), not under the module's name.
+    if (k.contains("launch_names") && k["launch_names"].is_array())
+      for (const auto& name : k["launch_names"])
+        if (name.is_string() && !name.get<std::string>().empty())
+          out.push_back({name.get<std::string>(), std::nullopt});
   }
   return out;
 }

@@ -23,6 +23,21 @@ TEST(ModuleKernels, ReadFromTheLoadReply) {
   EXPECT_EQ(*found[0].geometry, k_relu_geometry);
 }
 
+TEST(ModuleKernels, AMosaicModuleIsKnownByTheNamesItLaunches) {
+  // mlp_block at bfloat16 (H200, 2026-12-04): Mosaic GPU kernels only, launched as
+  // "<function>_kernel"; matched by the module's name alone, every sample was rejected.
+  const json kernels = json::parse(R"([
+    {"target": "mosaic_gpu_v2", "name": "mlp_block_up", "ir": "...",
+     "launch_names": ["mlp_block_up_mosaic_gpu_kernel"]}])");
+  const auto found = module_kernel::from_load_reply(kernels);
+  ASSERT_EQ(found.size(), 2u);
+  const std::vector<std::vector<kernel_launch>> samples{{{"mlp_block_up_mosaic_gpu_kernel", {{132, 1, 1}, 384}}}};
+  const auto check = check_launches(found, samples);
+  EXPECT_TRUE(check.passed) << check.reason;
+  EXPECT_EQ(check.by_name, 1u);
+  EXPECT_FALSE(check_launches(found, {{{{"wrapped_convert", {{132, 1, 1}, 384}}}}}).passed);
+}
+
 TEST(LaunchCheck, EverySampleLaunchingAModuleKernelPasses) {
   const std::vector<std::vector<kernel_launch>> samples{{{"_relu_body", k_relu_geometry}},
                                                         {{"_relu_body", k_relu_geometry}}};

@@ -35,6 +35,8 @@ def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypat
     mosaic = [k for k in kernels if k["target"] in compiler_artifacts.MOSAIC_TARGETS]
     assert len(mosaic) == 1 and mosaic[0]["name"] == "matmul" and "error" not in mosaic[0], mosaic[0].get("error")
     assert "wgmma.mma_async" in mosaic[0]["ir"] and wgmma in mosaic[0]["ir"]
+    # the name its kernel launches under (CUPTI saw it on the H200), for the launch check
+    assert mosaic[0]["launch_names"] == ["matmul_mosaic_gpu_kernel"]
     # the running jax's Mosaic GPU IR version, not export's forward-compatible older one, whose
     # attribute syntax jax 0.11.2 cannot parse back (docs/jax_versions.md)
     from jax.experimental.mosaic.gpu import core as mosaic_core

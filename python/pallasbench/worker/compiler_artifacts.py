@@ -122,7 +122,31 @@ def _decode_mosaic(target, config) -> dict:
         module = ir.Module.parse(module_bytes)
         attrs = module.operation.attributes
         name = ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
-        return {"target": target, "name": name, "ir": module.operation.get_asm(enable_debug_info=False)}
+        return {"target": target, "name": name, "ir": module.operation.get_asm(enable_debug_info=False),
+                "launch_names": _mosaic_launch_names(module.operation)}
+
+
+def _mosaic_launch_names(operation) -> list[str]:
+    """The names the module's GPU kernels launch under, for the timing's launch check: MLIR's GPU
+    kernel outlining moves each gpu.launch body into a kernel named after the function holding
+    it plus "_kernel" (the module `matmul` launches `matmul_mosaic_gpu_kernel`, H200 2026-12-04)."""
+    from jax._src.lib.mlir import ir
+
+    names = []
+
+    def visit(op, func):
+        op = op.operation if hasattr(op, "operation") else op
+        if op.name.endswith("func.func") and "sym_name" in op.attributes:
+            func = ir.StringAttr(op.attributes["sym_name"]).value
+        elif op.name.endswith("gpu.launch") and func is not None and func + "_kernel" not in names:
+            names.append(func + "_kernel")
+        for region in op.regions:
+            for block in region:
+                for inner in block:
+                    visit(inner, func)
+
+    visit(operation, None)
+    return names
 
 
 def load_mosaic_runtime() -> None:
