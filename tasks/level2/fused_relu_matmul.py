@@ -12,11 +12,13 @@ accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on
 No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
 dot per weight and step; tiled_matmul.packs_weights).
 
-Shipped configuration: the TUNED table (tiled_matmul.TUNED_SQUARE_TRITON, chosen on the H200 by
-bench/probe.py) sets these choices at the task's MEDIUM and LARGE shapes per dtype (float16 takes
-bfloat16's); any other shape takes the defaults above. It keeps the Triton kernel: the Mosaic GPU
-kernel that the other 1024^3 tasks ship at float32 has no prologue. Each record's kernel_config
-says which values ran.
+Shipped configuration: the TUNED table (tiled_matmul.TUNED_SQUARE_PROLOGUE) sets these choices
+at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other shape takes
+the defaults above. At float32 it runs the Mosaic GPU kernel (TMA, wgmma, warp specialised;
+kernels/mosaic_matmul.py) with matmul's probed tiles: the operands reach shared memory by TMA
+with no step in between, so relu(x) is one Pallas pass of its own (rounded to nearest TF32 on
+the way, where wgmma would truncate) and goes to memory once. At 16 bits it keeps the Triton
+kernel above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp
@@ -45,8 +47,8 @@ def reference(x, w):
     return jnp.maximum(x, 0.0) @ w
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_SQUARE_TRITON).
-TUNED = mm.TUNED_SQUARE_TRITON
+# matmul's probed configurations, the relu a pass of its own at float32 (tiled_matmul.TUNED_SQUARE_PROLOGUE).
+TUNED = mm.TUNED_SQUARE_PROLOGUE
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

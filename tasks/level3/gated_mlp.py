@@ -9,6 +9,12 @@ h is stored in float32 (tiled_matmul.hidden_dtype: float16 overflows where the r
 not) and the down-projection's dot runs at float32 (TF32).
 Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
 itself, cvt.rna): relative error 5.2e-4 on the H200 at LARGE, against 2e-3.
+
+Shipped configuration: the TUNED table sets the choices at the task's LARGE shape at float32:
+both matmuls on the Mosaic GPU kernel (kernels/mosaic_matmul.py) with its planned tiles (128
+rows, the width halved while fewer tiles than SMs: 128 for the gate, 64 for the down
+projection), as mlp_block ships at MEDIUM; the Triton defaults above ran at 0.60x of XLA there
+(2026-12-04). Each record's kernel_config says which values ran.
 No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
 dot per weight and step; tiled_matmul.packs_weights).
 """
@@ -16,6 +22,7 @@ dot per weight and step; tiled_matmul.packs_weights).
 import jax
 
 from pallasbench import task as tl
+from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
 
 NAME = "gated_mlp"
@@ -41,6 +48,13 @@ def reference(x, wg, wu, wd):
     return (jax.nn.silu(x @ wg) * (x @ wu)) @ wd
 
 
+# Not probed: the Mosaic GPU kernel's own plan (swiglu's and mlp_block's probes chose it there).
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200", configs={
+    "large": {"float32": {"backend": "mosaic"}},
+})
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, wg, wu, wd):
     h = mm.fused_matmul(x, (wg, wu), lambda g, u: mm.silu(g) * u, out_dtype=mm.hidden_dtype(x.dtype),
                         name=NAME + "_gate_up", task=NAME)

@@ -63,15 +63,33 @@ def test_every_mosaic_variant_lowers_for_cuda(task_name):
 
 def test_the_shipped_backend_follows_the_table():
     """The TUNED table picks Mosaic where the H200 probe measured it faster (matmul at MEDIUM
-    float32); an untuned shape, an entry without it, and the task with a prologue stay Triton."""
+    float32); an untuned shape and an entry without it stay Triton."""
     matmul = registry.load("matmul")
     text = _lower(matmul, "medium", "float32")
     assert MOSAIC_CALL in text and text.count("__gpu$xla.gpu.triton") == 1  # the packing pass
     assert matmul.kernel.tuned.values("medium", "float32")["backend"] == "mosaic"
     for task, size, dtype in (("matmul", "small", "float32"), ("matmul", "medium", "bfloat16"),
-                              ("fused_relu_matmul", "medium", "float32")):
+                              ("fused_relu_matmul", "medium", "bfloat16")):
         text = _lower(registry.load(task), size, dtype)
         assert MOSAIC_CALL not in text and "__gpu$xla.gpu.triton" in text, (task, size, dtype)
+
+
+def test_a_prologue_is_a_pass_of_its_own():
+    """fused_relu_matmul's float32 table runs Mosaic: relu(x) is a Triton pass before the
+    kernel (TMA feeds shared memory with no elementwise step), beside the weights' packing."""
+    text = _lower(registry.load("fused_relu_matmul"), "medium", "float32")
+    assert text.count(MOSAIC_CALL) >= 1 and "fused_relu_matmul_prologue" in text
+    assert "fused_relu_matmul_pack" in text
+
+
+def test_the_prologue_pass_applies_and_rounds_to_tf32():
+    x = jnp.asarray(np.random.default_rng(3).standard_normal((64, 96)), jnp.float32)
+    got = np.asarray(jax.jit(lambda t: mm._prologue_pass(t, mm.relu, rounded=True, name="p"))(x))
+    want = np.asarray(mm.round_tf32(jnp.maximum(x, 0.0)))
+    np.testing.assert_array_equal(got, want)
+    assert (got.view(np.int32) & 0x1FFF == 0).all() and (got >= 0).all()
+    plain = np.asarray(jax.jit(lambda t: mm._prologue_pass(t, mm.relu, rounded=False, name="p"))(x))
+    np.testing.assert_array_equal(plain, np.maximum(np.asarray(x), 0))
 
 
 def test_interpret_mode_refuses_by_name():
@@ -85,12 +103,6 @@ def test_interpret_mode_refuses_by_name():
         assert not interpret.interpreting()
         with interpret.forced(True):
             assert interpret.interpreting()
-
-
-def test_prologue_is_refused():
-    task = registry.load("fused_relu_matmul")
-    with pytest.raises(NotImplementedError, match="fused_relu_matmul.*prologue"):
-        _lower(task, "medium", "float32", backend="mosaic")
 
 
 def test_unknown_backend_is_refused():

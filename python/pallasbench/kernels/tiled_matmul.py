@@ -57,7 +57,7 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 
-from pallasbench.kernels import masked, mosaic_matmul
+from pallasbench.kernels import elementwise, masked, mosaic_matmul
 
 # Streaming multiprocessors of an H200: a grid smaller than this leaves SMs idle.
 NUM_SMS = 132
@@ -98,16 +98,18 @@ def mosaic(bm: int, width: int, stages: int, **extra) -> dict:
 _TRITON_LARGE_16 = {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}
 _SQUARE_MEDIUM_16 = {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}
 # (M, K) @ (K, N) = 1024^3 at MEDIUM, 4096^3 at LARGE: probed on matmul; matmul_relu, matmul_gelu
-# and matmul_silu have the same shapes. fused_relu_matmul too, on TUNED_SQUARE_TRITON: its relu
-# prologue needs the Triton kernel.
-TUNED_SQUARE_TRITON = tuning.Tuned(**_PROBED, configs={
-    "medium": {"bfloat16": _SQUARE_MEDIUM_16},
-    "large": {"bfloat16": _TRITON_LARGE_16},
-})
+# and matmul_silu have the same shapes. fused_relu_matmul too, on TUNED_SQUARE_PROLOGUE: its
+# float32 entries are matmul's Mosaic GPU winners, with its relu prologue a pass of its own
+# (chosen over the Triton kernel's in-loop relu, 0.64x / 0.57x of XLA at MEDIUM / LARGE on
+# 2026-12-04); at 16 bits it keeps the Triton kernel (0.93x at MEDIUM bfloat16).
 TUNED_SQUARE = tuning.Tuned(**_PROBED, configs={
     "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
     "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3),
               "float16": _TRITON_LARGE_16},
+})
+TUNED_SQUARE_PROLOGUE = tuning.Tuned(**_PROBED, configs={
+    "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
+    "large": {"float32": mosaic(128, 256, 3), "bfloat16": _TRITON_LARGE_16},
 })
 # (1024, 1024) @ (1024, 2048) plus a bias: probed on linear_bias_relu; fused_matmul_bias too.
 # LARGE bfloat16: the Mosaic tile that won on matmul and mlp_block (linear_bias_relu's own probe
@@ -365,8 +367,11 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     (the kernel's one wgmma reads the interleaved tile); a 16-bit single weight is read as it is
     unless `pack` says otherwise. The pack rounds float32 weights to nearest TF32 by default here
     (`round_w`): wgmma truncates its float32 operands where Triton rounds them. `round_x` and
-    `round_out` are XLA passes before / after the kernel. No prologue. Hopper GPUs only: in the
-    CPU worker's interpret mode it refuses, naming the task.
+    `round_out` are XLA passes before / after the kernel. A prologue is a Pallas pass of its own
+    over x (`_prologue_pass`, which also rounds float32 x to nearest TF32 where wgmma would
+    truncate): the kernel reads its operands by TMA straight into shared memory, where no
+    elementwise step runs. Hopper GPUs only: in the CPU worker's interpret mode it refuses,
+    naming the task.
     """
     from pallasbench.worker import interpret
 
@@ -374,8 +379,6 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
         raise NotImplementedError(
             f"{task}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on Hopper GPUs only; "
             "Pallas interpret mode is on (CPU), and the kernel is not switched to Triton silently")
-    if prologue is not None:
-        raise NotImplementedError(f"{task}: the Mosaic GPU matmul has no prologue (backend 'triton' has)")
     m, n = x.shape[0], weights[0].shape[1]
     n_w = len(weights)
     f32 = dot_dtype.itemsize == 4
@@ -388,7 +391,9 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     round_x, round_out = f32 and pick("round_x", round_x), f32 and pick("round_out", round_out)
 
     xp = masked.pad_to_multiple(masked.pad_to_multiple(x.astype(dot_dtype), 0, cfg.bm), 1, cfg.bk)
-    if round_x:
+    if prologue is not None:
+        xp = _prologue_pass(xp, prologue, rounded=f32, name=name + "_prologue")
+    elif round_x:
         xp = round_tf32(xp)
     wps = [masked.pad_to_multiple(masked.pad_to_multiple(w.astype(dot_dtype), 0, cfg.bk), 1, bn)
            for w in weights]
@@ -400,3 +405,15 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     if round_out:
         out = round_tf32(out)
     return out if out.shape == (m, n) else out[:m, :n]
+
+
+def _prologue_body(x_ref, o_ref, *, prologue, rounded):
+    t = prologue(x_ref[...].astype(jnp.float32))
+    o_ref[...] = (round_tf32(t) if rounded else t).astype(o_ref.dtype)
+
+
+def _prologue_pass(x, prologue, *, rounded: bool, name: str):
+    """prologue(x) (rounded to nearest TF32 when `rounded`) in x's dtype, one Pallas pass: the
+    Mosaic GPU matmul's prologue. It costs one read and one write of x."""
+    body = functools.partial(_prologue_body, prologue=prologue, rounded=rounded)
+    return elementwise.map_blocks(body, x, pad_edges=True, name=name)
