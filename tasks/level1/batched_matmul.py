@@ -6,6 +6,18 @@ tile of one batch (128x128, shrunk until the grid covers the H200's 132 SMs) and
 float32 accumulator. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32);
 bfloat16/float16 tiles go to the 16-bit tensor cores as they are (64-wide K steps: the same 128
 bytes a row), the accumulator float32 and the tile rounded once on store.
+
+Mosaic GPU backend (tuning value "backend": "mosaic"; Hopper only): the batches' rows stacked,
+(B * M, K), through the persistent warp-specialised Mosaic GPU kernel (kernels/mosaic_matmul.py:
+TMA, wgmma, an SMEM ring), each row tile against its own batch's weights. TF32 wgmma reads
+32-bit operands K-major only, so a packing pass first writes each b[i] transposed and rounded to
+nearest TF32 (tiled_matmul.pack_weights, batched by vmap); 16-bit b is packed too (the kernel's
+batched form reads packed weights). M must be a multiple of the kernel's 128-row tiles.
+
+Shipped configuration: the TUNED table runs the Mosaic kernel at LARGE float32 with its planned
+tiles (128 x 128: 256 tiles over 132 SMs), where the Triton kernel above ran at 0.31x of XLA
+(N-major TF32 tiles; 2026-12-04); everything else takes the Triton kernel. Each record's
+kernel_config says which values ran.
 """
 
 import functools
@@ -16,8 +28,9 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-
-from pallasbench.kernels import masked
+from pallasbench.kernels import masked, mosaic_matmul
+from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task import tuning
 
 NAME = "batched_matmul"
 LEVEL = 1
@@ -64,7 +77,39 @@ def _body(a_ref, b_ref, o_ref, *, bm, bn, bk, k_steps):
     o_ref[...] = acc.astype(o_ref.dtype)
 
 
+# Not probed: the Mosaic GPU kernel's own plan (the probes of matmul, swiglu and mlp_block chose
+# the Mosaic kernel at float32 wherever it was measured).
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200", configs={
+    "large": {"float32": {"backend": "mosaic"}},
+})
+
+
+def _mosaic(a, b):
+    from pallasbench.worker import interpret
+
+    if interpret.interpreting():
+        raise NotImplementedError(f"{NAME}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on "
+                                  "Hopper GPUs only; Pallas interpret mode is on (CPU)")
+    (nb, m, k), n = a.shape, b.shape[2]
+    pick = functools.partial(tuning.choice, NAME)
+    cfg = mm.mosaic_config(nb * m, n, 1, a.dtype.itemsize, pick)
+    if m % cfg.bm or n % cfg.width or k % cfg.bk:
+        raise ValueError(f"{NAME}: ({m}, {n}, {k}) a batch is not a multiple of the Mosaic tiles "
+                         f"({cfg.bm}, {cfg.width}, {cfg.bk})")
+    f32 = a.dtype.itemsize == 4
+    pack = jax.vmap(lambda w: mm.pack_weights([w], cfg.width, rounded=f32, name=NAME + "_pack"))
+    out = mosaic_matmul.matmul(a.reshape(nb * m, k), pack(b).reshape(nb * n, k), lambda acc: acc,
+                               packed=True, config=cfg, out_dtype=a.dtype, name=NAME, batches=nb)
+    return out.reshape(nb, m, n)
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(a, b):
+    backend = tuning.choice(NAME, "backend", "triton")
+    if backend == "mosaic":
+        return _mosaic(a, b)
+    if backend != "triton":
+        raise ValueError(f"{NAME}: backend {backend!r} is not 'triton' or 'mosaic'")
     (nb, m, k), n = a.shape, b.shape[2]
     bk = tl.dividing_tile(k, BK_BYTES // a.dtype.itemsize)
     bm, bn = tl.dividing_tile(m, 128), tl.dividing_tile(n, 128)

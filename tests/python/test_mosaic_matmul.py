@@ -187,3 +187,32 @@ def test_interpreted_packed_matches_reference(dtype, n_w, wg_split):
     out = np.asarray(out.astype(jnp.float32), np.float64)
     rtol = 2.0 ** -8 if dtype == "bfloat16" else 1e-5
     assert np.all(np.abs(out - ref) <= rtol * np.abs(ref) + 1e-3), np.abs(out - ref).max()
+
+
+@pytest.mark.skipif(not _interpreter_reads_transposed_operands(),
+                    reason="JAX 0.10's Mosaic GPU interpreter cannot read the packed (transposed) weights")
+def test_interpreted_batched_matches_reference():
+    """batches > 1: three batches of two row tiles each, one CTA walking all twelve tiles, each
+    row tile against its own batch's packed weights (batched_matmul's Mosaic path)."""
+    nb, m, n, k = 3, 256, 256, 64
+    rng = np.random.default_rng(2)
+    a = jnp.asarray(rng.standard_normal((nb, m, k)), jnp.float32)
+    b = jnp.asarray(rng.standard_normal((nb, k, n)), jnp.float32)
+    cfg = mosaic.Config(bm=128, width=128, bk=32, stages=2)
+    packed = jax.vmap(lambda w: mm.pack_weights([w], cfg.width))(b).reshape(nb * n, k)
+    old = mosaic.NUM_SMS
+    mosaic.NUM_SMS = 1
+    try:
+        out = mosaic.matmul(a.reshape(nb * m, k), packed, lambda acc: acc, packed=True, config=cfg,
+                            batches=nb, interpret=mosaic.interpret_params())
+    finally:
+        mosaic.NUM_SMS = old
+    ref = np.einsum("bmk,bkn->bmn", np.asarray(a, np.float64), np.asarray(b, np.float64))
+    np.testing.assert_allclose(np.asarray(out).reshape(nb, m, n), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_a_batch_that_straddles_a_row_tile_is_refused():
+    x = jnp.zeros((2 * 192, 64), jnp.float32)
+    w = jnp.zeros((2 * 128, 64), jnp.float32)
+    with pytest.raises(ValueError, match="rows a batch"):
+        mosaic.matmul(x, w, lambda acc: acc, packed=True, config=mosaic.Config(bm=128), batches=2)

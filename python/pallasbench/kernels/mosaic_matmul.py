@@ -163,7 +163,8 @@ def check(cfg: Config, m: int, n: int, k: int, n_w: int, itemsize: int, out_item
         raise ValueError("mosaic matmul: " + "; ".join(why))
 
 
-def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue, grid_mn):
+def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue, grid_mn,
+            batch_tiles: int = 0, batch_n: int = 0):
     plgpu = _plgpu()
     x_gmem, w_gmem = refs[0], refs[1]
     bias_gmem = refs[2] if has_bias else None
@@ -222,7 +223,10 @@ def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue
             m_idx, n_idx = plgpu.planar_snake(lin, (m_iters, n_iters),
                                               0 if cfg.grid_minor == "m" else 1, cfg.grid_width)
             cta_rows = pl.ds(m_idx * cfg.bm, cfg.bm)
-            w_rows_or_cols = pl.ds(n_idx * cfg.width, cfg.width)
+            w_first = n_idx * cfg.width
+            if batch_tiles:  # the row tile's batch picks its weights' block of rows
+                w_first = w_first + lax.div(m_idx, batch_tiles) * batch_n
+            w_rows_or_cols = pl.ds(w_first, cfg.width)
             if split_m:
                 wg_rows, wg_cols = pl.ds(wg * tile_m, tile_m), pl.ds(0, tile_w)
                 out_cols0 = n_idx * bn
@@ -275,8 +279,12 @@ def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue
 
 
 def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Config,
-           out_dtype=None, name: str = "mosaic_matmul", interpret=None):
+           out_dtype=None, name: str = "mosaic_matmul", interpret=None, batches: int = 1):
     """epilogue(x @ w_1, ..., x @ w_n[, bias]) for padded operands.
+
+    batches > 1: a batched matmul, x the batches' (M, K) rows stacked, (B * M, K), and w their
+    packed weights stacked, (B * N, K) (n_w == 1, no bias); each row tile multiplies its own
+    batch's weights, so M must be a multiple of config.bm.
 
     x: (M, K); w: packed (n_w * N, K) K-major interleaved per config.width columns
     (tiled_matmul.pack_weights with bn = width / n_w), or (K, N) when not `packed` (16-bit, n_w
@@ -286,7 +294,10 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
     """
     plgpu = _plgpu()
     m, k = x.shape
-    n = (w.shape[0] if packed else w.shape[1]) // (n_w if packed else 1)
+    n = (w.shape[0] // batches if packed else w.shape[1]) // (n_w if packed else 1)
+    if batches > 1 and (not packed or n_w != 1 or bias is not None or (m // batches) % config.bm):
+        raise ValueError(f"{name}: a batched matmul takes packed single weights, no bias, and "
+                         f"{m // batches} rows a batch in whole {config.bm}-row tiles")
     if w.dtype != x.dtype:
         raise ValueError(f"{name}: x is {x.dtype} and the weights {w.dtype}")
     out_dtype = jnp.dtype(out_dtype or x.dtype)
@@ -294,8 +305,9 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
     check(config, m, n, k, n_w, itemsize, out_dtype.itemsize, bias is not None, packed)
     grid_mn = (m // config.bm, n * n_w // config.width)
     operands = (x, w) if bias is None else (x, w, bias.astype(jnp.float32))
+    batching = dict(batch_tiles=m // batches // config.bm, batch_n=n) if batches > 1 else {}
     body = functools.partial(_kernel, cfg=config, n_w=n_w, packed=packed,
-                             has_bias=bias is not None, epilogue=epilogue, grid_mn=grid_mn)
+                             has_bias=bias is not None, epilogue=epilogue, grid_mn=grid_mn, **batching)
     body.__name__ = name  # the kernel's name in profiles
     call = plgpu.kernel(
         body,

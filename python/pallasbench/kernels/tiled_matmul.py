@@ -359,6 +359,14 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     return out if (mp, np_) == (m, n) else out[:m, :n]
 
 
+def mosaic_config(m: int, n: int, n_w: int, itemsize: int, pick) -> mosaic_matmul.Config:
+    """The Mosaic GPU kernel's plan for (m, n) with n_w weights, each field overridden by the
+    task's tuning value `mosaic_<field>` (pick: tuning.choice bound to the task)."""
+    base = mosaic_matmul.plan(m, n, n_w, itemsize)
+    return mosaic_matmul.Config(**{field.name: pick("mosaic_" + field.name, getattr(base, field.name))
+                                   for field in dataclasses.fields(base)})
+
+
 def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round_w, round_out,
                          out_dtype, name, task, dot_dtype, pick):
     """fused_matmul on the Mosaic GPU kernel (backend "mosaic"; kernels/mosaic_matmul.py).
@@ -382,9 +390,7 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     m, n = x.shape[0], weights[0].shape[1]
     n_w = len(weights)
     f32 = dot_dtype.itemsize == 4
-    base = mosaic_matmul.plan(m, n, n_w, dot_dtype.itemsize)
-    cfg = mosaic_matmul.Config(**{field.name: pick("mosaic_" + field.name, getattr(base, field.name))
-                                  for field in dataclasses.fields(base)})
+    cfg = mosaic_config(m, n, n_w, dot_dtype.itemsize, pick)
     bn = cfg.width // n_w
     packed = f32 or n_w > 1 or pick("mosaic_pack", False)
     round_w = f32 and pick("round_w", True)
