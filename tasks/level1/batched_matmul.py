@@ -85,11 +85,7 @@ TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200", 
 
 
 def _mosaic(a, b):
-    from pallasbench.worker import interpret
-
-    if interpret.interpreting():
-        raise NotImplementedError(f"{NAME}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on "
-                                  "Hopper GPUs only; Pallas interpret mode is on (CPU)")
+    mosaic_matmul.refuse_interpret_mode(NAME)
     (nb, m, k), n = a.shape, b.shape[2]
     pick = functools.partial(tuning.choice, NAME)
     cfg = mm.mosaic_config(nb * m, n, 1, a.dtype.itemsize, pick)

@@ -210,7 +210,7 @@ def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue
         out_smem=plgpu.SMEM((COMPUTE_WGS, 2, epi_m, epi_n), out_dtype, transforms=out_transforms),
     )
     if has_bias:
-        scoped["bias_smem"] = plgpu.SMEM((COMPUTE_WGS, bn_wg), jnp.float32)
+        scoped["bias_smem"] = plgpu.SMEM((COMPUTE_WGS, bn_wg), bias_gmem.dtype)
         scoped["bias_barrier"] = plgpu.Barrier(num_barriers=COMPUTE_WGS)
 
     @functools.partial(pl.run_scoped, **scoped, collective_axes="wg")
@@ -249,7 +249,7 @@ def _kernel(*refs, cfg: Config, n_w: int, packed: bool, has_bias: bool, epilogue
                     extra = ()
                     if has_bias:
                         plgpu.barrier_wait(bias_barrier.at[wg])
-                        bias = bias_smem[wg, :]
+                        bias = bias_smem[wg, :].astype(jnp.float32)  # a 16-bit bias widens here
                         extra = (lax.broadcast_in_dim(bias, (tile_m, bn_wg), (1,)),)
                     out = epilogue(*parts, *extra).astype(out_dtype)
                     plgpu.wait_smem_to_gmem(0, wait_read_only=True)  # previous tile's stores
@@ -288,7 +288,8 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
 
     x: (M, K); w: packed (n_w * N, K) K-major interleaved per config.width columns
     (tiled_matmul.pack_weights with bn = width / n_w), or (K, N) when not `packed` (16-bit, n_w
-    == 1); bias: (N,) float32 or None. M, N, K multiples of the tiles. x and w share a dtype.
+    == 1); bias: (N,) in any float dtype (widened in the kernel) or None. M, N, K multiples of the
+    tiles. x and w share a dtype.
     `interpret`: JAX's Mosaic GPU interpreter parameters (tests on the CPU only; see
     `interpret_params`), None on the GPU.
     """
@@ -304,7 +305,8 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
     itemsize = jnp.dtype(x.dtype).itemsize
     check(config, m, n, k, n_w, itemsize, out_dtype.itemsize, bias is not None, packed)
     grid_mn = (m // config.bm, n * n_w // config.width)
-    operands = (x, w) if bias is None else (x, w, bias.astype(jnp.float32))
+    # The bias goes in as it is: widening it here would be an XLA convert outside the kernels.
+    operands = (x, w) if bias is None else (x, w, bias)
     batching = dict(batch_tiles=m // batches // config.bm, batch_n=n) if batches > 1 else {}
     body = functools.partial(_kernel, cfg=config, n_w=n_w, packed=packed,
                              has_bias=bias is not None, epilogue=epilogue, grid_mn=grid_mn, **batching)
@@ -320,6 +322,18 @@ def matmul(x, w, epilogue, *, bias=None, n_w: int = 1, packed: bool, config: Con
         interpret=interpret,
     )
     return call(*operands)
+
+
+def refuse_interpret_mode(task: str) -> None:
+    """Raise NotImplementedError naming the task when Pallas interpret mode is on (the CPU
+    worker): the Mosaic GPU kernel runs on Hopper GPUs only, and no task is switched to another
+    kernel silently."""
+    from pallasbench.worker import interpret
+
+    if interpret.interpreting():
+        raise NotImplementedError(
+            f"{task}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on Hopper GPUs only; "
+            "Pallas interpret mode is on (CPU), and the kernel is not switched to Triton silently")
 
 
 def interpret_params():

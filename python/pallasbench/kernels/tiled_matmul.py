@@ -381,12 +381,7 @@ def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round
     elementwise step runs. Hopper GPUs only: in the CPU worker's interpret mode it refuses,
     naming the task.
     """
-    from pallasbench.worker import interpret
-
-    if interpret.interpreting():
-        raise NotImplementedError(
-            f"{task}: the Mosaic GPU matmul (tuning backend 'mosaic') runs on Hopper GPUs only; "
-            "Pallas interpret mode is on (CPU), and the kernel is not switched to Triton silently")
+    mosaic_matmul.refuse_interpret_mode(task)
     m, n = x.shape[0], weights[0].shape[1]
     n_w = len(weights)
     f32 = dot_dtype.itemsize == 4
