@@ -208,10 +208,7 @@ TUNED = tuning.Tuned(
         # over the earlier entry: the scores stored once, not recomputed): 13.3 -> 10.7 us
         "large": {"float32": {"mode": "split", "splits": 8, "tile_k": 128, "num_warps": 8, "stats_bq": 64,
                               "stats_warps": 8, "tile_q": 32, "store_scores": True},
-                  # bfloat16: float32's winner, not probed at bfloat16 before 2026-12-04 (the earlier
-                  # entry, without stored scores, ran 0.65x of XLA: bench/results/2026-12-04-h200)
-                  "bfloat16": {"mode": "split", "splits": 8, "tile_k": 128, "num_warps": 8, "stats_bq": 64,
-                               "stats_warps": 8, "tile_q": 32, "store_scores": True}},
+                  "bfloat16": {"mode": "split", "splits": 8, "tile_k": 128, "num_warps": 8}},
     })
 
 
