@@ -75,3 +75,20 @@ _ONE_WEIGHT = {
 
 VARIANTS = {task: {**_VARIANTS, **(_ONE_WEIGHT if task != "swiglu" else {})} for task in
             ("matmul", "linear_bias_relu", "swiglu", "mlp_block")}
+
+# The next probe's candidates (2026-12-04, not yet measured): the batched Mosaic kernel's tiles
+# (LARGE (16, 512, 512): 128 x 128 is the plan, 256 tiles over 132 SMs; 128 x 256 and 256 x 128
+# give 128, one wave) and fused_relu_matmul on Mosaic at 16 bits (its relu a pass of its own).
+_BATCHED = {
+    "mosaic": {"backend": "mosaic"},
+    "mosaic_t128x256k32s3": {**mm.mosaic(128, 256, 3), **F32},
+    "mosaic_t256x128k32s3": {**mm.mosaic(256, 128, 3), **F32},
+    "mosaic_t128x128k32s4_g8": {**mm.mosaic(128, 128, 4, grid_width=8), **F32},
+    "mosaic_t128x256k64s3": {**mm.mosaic(128, 256, 3), **LOW},
+    "mosaic_t128x128k64s4": {**mm.mosaic(128, 128, 4), **LOW},
+}
+VARIANTS["batched_matmul"] = _BATCHED
+VARIANTS["fused_relu_matmul"] = {
+    "mosaic_t128x64k64s4": {**mm.mosaic(128, 64, 4), **LOW},
+    "mosaic_t128x256k64s3": {**mm.mosaic(128, 256, 3), **LOW},
+}
