@@ -49,11 +49,12 @@ def test_mosaic_backend_lowers_for_cuda(task_name, size, dtype):
     assert packs == (dtype == "float32" or task_name == "swiglu")
 
 
-@pytest.mark.parametrize("task_name", ["matmul", "swiglu"])
-def test_every_mosaic_variant_lowers_for_cuda(task_name):
+@pytest.mark.parametrize("task_name, count", [("matmul", 8), ("swiglu", 8), ("batched_matmul", 6),
+                                              ("fused_relu_matmul", 2)])
+def test_every_mosaic_variant_lowers_for_cuda(task_name, count):
     task = registry.load(task_name)
     variants = _variants(task_name)
-    assert len(variants) >= 8
+    assert len(variants) >= count
     for name, values in variants.items():
         for dtype in values.pop("_dtypes", ["float32", "bfloat16"]):
             if dtype == "float16":
