@@ -20,6 +20,7 @@
 #include "detail/session.hpp"
 #include "pallasbench/core/interrupt.hpp"
 #include "pallasbench/orchestrate/lanes.hpp"
+#include "pallasbench/orchestrate/memory_budget.hpp"
 #include "pallasbench/orchestrate/run_trace.hpp"
 #include "pallasbench/orchestrate/runner.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
@@ -159,6 +160,8 @@ int evaluate(const evaluation_plan& plan, printer& out) {
                    s.environment.value("device_kind", "?"), records, lanes.size(), devices.size()});
   runner r(lanes.evaluators(), plan.writer, recorded, out,
            plan.batch ? record_order::completion : record_order::selection);
+  // Measured with every lane's workers up: their own memory is not the evaluations' to share.
+  r.set_memory_budget(memory_budget_bytes(plan.flags.memory_gib, available_host_memory()));
   const auto outcome = [&] {
     const trace_step step(tracing, 0, "evaluate");
     return r.run(jobs, config);

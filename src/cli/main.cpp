@@ -69,6 +69,11 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "evaluations at once, each in a lane of its own (reference, executor, tracer); timed series "
                   "never overlap on a device (default 0: the host's cores less one)")
       ->capture_default_str();
+  cmd->add_option("--host-memory", flags.memory_gib,
+                  "GiB of host memory the evaluations in flight may hold together, by their estimates (8 bytes a "
+                  "byte of the task's byte model): a lane waits for a job that fits (default: 85% of what "
+                  "/proc/meminfo calls available when the run starts; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gpus", flags.gpus,
                   "the GPUs the lanes are spread over, round robin: all, or indices such as 0,1 (counted in "
                   "CUDA_VISIBLE_DEVICES when it is set)")
@@ -135,9 +140,10 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--task", eval.task, "task name (with --candidate/--candidates)");
   eval_cmd->add_option("--candidate,--candidates", eval.candidates,
                        "Python files defining kernel(*inputs), each evaluated against --task (in parallel lanes)");
-  eval_cmd->add_option("--batch", eval.batch,
-                       "JSONL of requests, one a line: {\"id\", \"task\", \"size\" and \"dtype\" (optional), \"source\" or "
-                       "\"path\"}; records come as each is done, with its id ('-': standard input)");
+  eval_cmd->add_option(
+      "--batch", eval.batch,
+      "JSONL of requests, one a line: {\"id\", \"task\", \"size\" and \"dtype\" (optional), \"source\" or "
+      "\"path\"}; records come as each is done, with its id ('-': standard input)");
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
 

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/job_board.hpp"
+#include "pallasbench/orchestrate/memory_budget.hpp"
 #include "pallasbench/orchestrate/task_record.hpp"
 
 namespace pallasbench {
@@ -24,77 +26,6 @@ using clock = std::chrono::steady_clock;
 // emitting thread for the live progress line.
 using lane_holding = std::vector<std::atomic<std::size_t>>;
 constexpr std::size_t k_idle = static_cast<std::size_t>(-1);
-
-// What became of a job a lane took.
-struct settled_job {
-  std::optional<json> record;  // evaluated
-  bool interrupted = false;    // abandoned on Ctrl-C (no record)
-  std::exception_ptr error;    // the harness itself failed (not a candidate's failure)
-  double seconds = 0;
-};
-
-// The jobs the lanes' threads take and settle, and the emitting thread waits on.
-class job_board {
-public:
-  explicit job_board(std::vector<std::size_t> pending) : m_pending(pending.begin(), pending.end()) {}
-
-  // The next job for a lane, in the jobs' order; none once all are taken or the run stops.
-  std::optional<std::size_t> take() {
-    const std::lock_guard lock(m_mutex);
-    if (m_stopped || m_pending.empty()) return std::nullopt;
-    const auto next = m_pending.front();
-    m_pending.pop_front();
-    ++m_in_flight;
-    return next;
-  }
-  // Hands a job's outcome over and waits until the emitting thread has dealt with it (written
-  // its record, when the order allows): with one lane, a record is on disk before the next job
-  // starts, as without lanes.
-  void settle(std::size_t index, settled_job job) {
-    std::unique_lock lock(m_mutex);
-    m_settled.emplace_back(index, std::move(job));
-    --m_in_flight;
-    const auto handed = m_collections;
-    m_changed.notify_all();
-    m_changed.wait(lock, [&] { return m_handled > handed; });
-  }
-  // The emitting thread is done with what it last collected.
-  void handled() {
-    {
-      const std::lock_guard lock(m_mutex);
-      m_handled = m_collections;
-    }
-    m_changed.notify_all();
-  }
-  // Lanes take no more jobs; those in flight still settle.
-  void stop() {
-    const std::lock_guard lock(m_mutex);
-    m_stopped = true;
-  }
-  // Waits at most `tick` (Ctrl-C is polled between ticks) for jobs settled since the last call.
-  std::vector<std::pair<std::size_t, settled_job>> collect(std::chrono::milliseconds tick) {
-    std::unique_lock lock(m_mutex);
-    m_changed.wait_for(lock, tick, [this] { return !m_settled.empty(); });
-    std::vector<std::pair<std::size_t, settled_job>> out(std::make_move_iterator(m_settled.begin()),
-                                                         std::make_move_iterator(m_settled.end()));
-    m_settled.clear();
-    ++m_collections;
-    return out;
-  }
-  [[nodiscard]] bool finished() const {
-    const std::lock_guard lock(m_mutex);
-    return m_in_flight == 0 && (m_stopped || m_pending.empty()) && m_settled.empty();
-  }
-
-private:
-  mutable std::mutex m_mutex;
-  std::condition_variable m_changed;
-  std::deque<std::size_t> m_pending;
-  std::vector<std::pair<std::size_t, settled_job>> m_settled;
-  std::size_t m_in_flight = 0;
-  std::size_t m_collections = 0, m_handled = 0;  // collect() calls, and how many were dealt with
-  bool m_stopped = false;
-};
 
 run_config at_size(run_config config, problem_size size) {
   config.size = size;
@@ -209,7 +140,10 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
   if (m_order == record_order::completion)
     for (std::size_t i = 0; i < total; ++i)
       if (recorded[i]) tell_recorded(i);
-  job_board board(pending);
+  std::vector<std::uint64_t> host_bytes(total, 0);
+  if (m_memory_budget > 0)
+    for (const auto i : pending) host_bytes[i] = evaluation_host_bytes(jobs[i].task, jobs[i].size, jobs[i].dtype);
+  job_board board(pending, std::move(host_bytes), m_memory_budget);
   std::vector<std::optional<settled_job>> settled(total);
   std::size_t next = 0;  // selection order: the next job to tell
   const auto tell_in_order = [&] {

@@ -48,17 +48,18 @@ struct evaluation_flags {
   bool wait_lock = false;  // queue behind another writer of the records file instead of stopping
   std::int64_t max_source_bytes = k_default_max_source_bytes;  // larger candidates are refused unread
   bool timing = true;
-  double max_noise = stdrel_options{}.max_noise;  // relative noise (stdev / mean) that ends sampling
+  double max_noise = stdrel_options{}.max_noise;          // relative noise (stdev / mean) that ends sampling
   double max_median_ci = stdrel_options{}.max_median_ci;  // or the median's 95% interval, relative; 0: off
-  std::optional<double> timing_budget_s;          // per series; default timing_options::default_budget_s
+  std::optional<double> timing_budget_s;                  // per series; default timing_options::default_budget_s
   artifact_mode artifacts = artifact_options{}.mode;
-  bool pass_trail = false;           // also the Triton pass trail (megabytes per kernel)
+  bool pass_trail = false;          // also the Triton pass trail (megabytes per kernel)
   std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
   std::size_t jobs = 0;             // lanes evaluating at once; 0: the host's cores less one
-  std::string gpus = "all";         // the GPUs the lanes are spread over: "all" or indices "0,1"
-  std::string compile_cache;         // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
+  double memory_gib = -1;     // host memory the evaluations in flight may hold; <0: 85% of the available, 0: no limit
+  std::string gpus = "all";   // the GPUs the lanes are spread over: "all" or indices "0,1"
+  std::string compile_cache;  // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
   progress_mode progress = progress_mode::automatic;  // a live line on a terminal, plain lines elsewhere
-  std::string trace_file;  // --trace: the run's timeline (Chrome trace events); empty: none
+  std::string trace_file;                             // --trace: the run's timeline (Chrome trace events); empty: none
 };
 
 struct list_options {
@@ -103,8 +104,8 @@ struct merge_options {
 
 // `compare BASE NEW`: two runs' records joined row by row (report/compare.hpp).
 struct compare_options {
-  std::string base;  // a records file, or a run folder holding records.jsonl
-  std::string next;  // likewise, NEW
+  std::string base;         // a records file, or a run folder holding records.jsonl
+  std::string next;         // likewise, NEW
   double threshold = 0.02;  // relative change of the medians a speed verdict must exceed
   bool json = false;
 };

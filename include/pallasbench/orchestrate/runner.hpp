@@ -1,6 +1,7 @@
 // Running a list of evaluations over one or more lanes: progress, records, resume, Ctrl-C.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -51,6 +52,10 @@ public:
   runner(evaluator& eval, record_writer* writer, std::map<std::string, nlohmann::json> recorded, printer& out)
       : runner(std::vector<evaluator*>{&eval}, writer, std::move(recorded), out) {}
 
+  // The host memory (bytes, 0: no limit) that the evaluations in flight may hold together by
+  // their estimates (memory_budget.hpp): a lane takes a later job that fits, or waits.
+  void set_memory_budget(std::uint64_t bytes) { m_memory_budget = bytes; }
+
   // Evaluates every job; each record is written as soon as the order allows, before it is told.
   // Ctrl-C abandons the jobs in flight (they get no record); the lanes stop taking jobs.
   run_outcome run(const std::vector<evaluation_job>& jobs, const run_config& config);
@@ -63,6 +68,7 @@ private:
   std::map<std::string, nlohmann::json> m_recorded;
   printer& m_out;
   record_order m_order;
+  std::uint64_t m_memory_budget = 0;
 };
 
 }  // namespace pallasbench
