@@ -129,11 +129,14 @@ def test_suite_level_passes_on_cpu(env, tmp_path, level, request):
 
 def test_one_lane_and_two_give_the_same_records(env, tmp_path, level1_two_lanes):
     """`run --level 1 --size small --jobs 2` and `--jobs 1` (one seed): the same records bar
-    times, ids and placement, in the same order. The one-lane run names level 1's tasks in
-    reverse: records still come in the suite's order."""
+    times, ids and placement, in the same order. The one-lane run takes every fourth task of
+    level 1 (each evaluation draws from the seed alone, so a subset compares task by task; the
+    whole level again cost CI a minute), named in reverse: records still come in the suite's
+    order."""
     two_result, two = level1_two_lanes
     level1 = [r["kernel_name"] for r in two]
-    result = run_cli(env, "run", *reversed(level1), "--size", "small", "--device", "cpu", "--no-timing",
+    subset = level1[::4]
+    result = run_cli(env, "run", *reversed(subset), "--size", "small", "--device", "cpu", "--no-timing",
                      "--jobs", "1", "--seed", "7", "--out", tmp_path, timeout=1800)
     one_result, one = result, read_records(tmp_path / "records.jsonl")
     assert one_result.returncode == two_result.returncode == 0, one_result.stdout[-2000:]
@@ -141,9 +144,10 @@ def test_one_lane_and_two_give_the_same_records(env, tmp_path, level1_two_lanes)
     # Both in the suite's order, the two-lane run's completion order and the naming notwithstanding.
     assert len(level1) == EXPECTED_TASKS[1] and level1 == sorted(level1)
     # Same order, same verdicts, same numbers: only ids, clocks and placement differ.
-    assert [r["kernel_name"] for r in one] == level1
-    for a, b in zip(one, two):
-        assert records_compare.differences(a, b) == ([], []), a["kernel_name"]
+    assert len(subset) >= 8 and [r["kernel_name"] for r in one] == subset
+    by_name = {r["kernel_name"]: r for r in two}
+    for a in one:
+        assert records_compare.differences(a, by_name[a["kernel_name"]]) == ([], []), a["kernel_name"]
     assert {r["placement"]["lane"] for r in two} == {0, 1}
     assert all(r["placement"]["lanes"] == 2 for r in two)
     # Each record's phases partition its evaluation's wall time; the run prints their totals.
@@ -152,8 +156,8 @@ def test_one_lane_and_two_give_the_same_records(env, tmp_path, level1_two_lanes)
         assert record_schema.check(record, schema) == [], record["kernel_name"]
         assert phases_add_up(record), record["phases"]
         assert record["phases"]["reference_s"] > 0 and record["phases"]["trace_s"] > 0
-    for result in (one_result, two_result):
-        assert f"where the time went ({len(level1)} task(s) evaluated): artifacts" in result.stdout, \
+    for result, count in ((one_result, len(subset)), (two_result, len(level1))):
+        assert f"where the time went ({count} task(s) evaluated): artifacts" in result.stdout, \
             result.stdout[-1500:]
 
 
