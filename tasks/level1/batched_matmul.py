@@ -28,7 +28,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-from pallasbench.kernels import masked, mosaic_matmul
+from pallasbench.kernels import fused_matmul_mosaic, masked, mosaic_matmul
 from pallasbench.kernels import tiled_matmul as mm
 from pallasbench.task import tuning
 
@@ -88,7 +88,7 @@ def _mosaic(a, b):
     mosaic_matmul.refuse_interpret_mode(NAME)
     (nb, m, k), n = a.shape, b.shape[2]
     pick = functools.partial(tuning.choice, NAME)
-    cfg = mm.mosaic_config(nb * m, n, 1, a.dtype.itemsize, pick)
+    cfg = fused_matmul_mosaic.mosaic_config(nb * m, n, 1, a.dtype.itemsize, pick)
     if m % cfg.bm or n % cfg.width or k % cfg.bk:
         raise ValueError(f"{NAME}: ({m}, {n}, {k}) a batch is not a multiple of the Mosaic tiles "
                          f"({cfg.bm}, {cfg.width}, {cfg.bk})")

@@ -22,8 +22,8 @@ def test_every_import_form_is_found():
     source = ("from pallasbench.kernels import elementwise\n"
               "import pallasbench.kernels.online_attention\n"
               "from pallasbench.kernels.tiled_matmul import fused_matmul\n")
-    assert kernel_modules_used(source) == ["elementwise", "masked", "mosaic_matmul", "online_attention",
-                                           "tiled_matmul"]
+    assert kernel_modules_used(source) == ["elementwise", "fused_matmul_mosaic", "masked", "mosaic_matmul",
+                                           "online_attention", "tiled_matmul", "weight_pack"]
 
 
 def test_relative_imports_count_inside_the_kernels_package_only():

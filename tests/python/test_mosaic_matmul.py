@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pallasbench.kernels import fused_matmul_mosaic
 from pallasbench.kernels import mosaic_matmul as mosaic
 from pallasbench.kernels import tiled_matmul as mm
 from pallasbench.task import registry, tuning
@@ -85,11 +86,11 @@ def test_a_prologue_is_a_pass_of_its_own():
 
 def test_the_prologue_pass_applies_and_rounds_to_tf32():
     x = jnp.asarray(np.random.default_rng(3).standard_normal((64, 96)), jnp.float32)
-    got = np.asarray(jax.jit(lambda t: mm._prologue_pass(t, mm.relu, rounded=True, name="p"))(x))
+    got = np.asarray(jax.jit(lambda t: fused_matmul_mosaic._prologue_pass(t, mm.relu, rounded=True, name="p"))(x))
     want = np.asarray(mm.round_tf32(jnp.maximum(x, 0.0)))
     np.testing.assert_array_equal(got, want)
     assert (got.view(np.int32) & 0x1FFF == 0).all() and (got >= 0).all()
-    plain = np.asarray(jax.jit(lambda t: mm._prologue_pass(t, mm.relu, rounded=False, name="p"))(x))
+    plain = np.asarray(jax.jit(lambda t: fused_matmul_mosaic._prologue_pass(t, mm.relu, rounded=False, name="p"))(x))
     np.testing.assert_array_equal(plain, np.maximum(np.asarray(x), 0))
 
 

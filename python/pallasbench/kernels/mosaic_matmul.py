@@ -60,7 +60,8 @@ from jax.experimental import pallas as pl
 
 def _plgpu():
     """jax.experimental.pallas.mosaic_gpu, imported on first use: it imports absl-py, which the
-    Triton path of the matmul tasks must not need (tiled_matmul imports this module)."""
+    Triton path of the matmul tasks must not need (tiled_matmul imports this module, through
+    fused_matmul_mosaic)."""
     from jax.experimental.pallas import mosaic_gpu
 
     return mosaic_gpu

@@ -41,12 +41,12 @@ epilogue are float32, and the tile is rounded once on store. K steps are 128 byt
 Mosaic GPU (issue 19): the tunable `backend="mosaic"` (default "triton"; the shipped tables
 below choose "mosaic" where the H200 probe measured it faster) swaps step 2 for
 kernels/mosaic_matmul.py's persistent, warp-specialised TMA + wgmma kernel, tuned by its own
-`mosaic_*` keys; the packing pass stays for float32 (and for n_w > 1) and rounds the weights to
-nearest TF32 there. No prologue; Hopper only (refused, naming
-the task, in the CPU worker's interpret mode). bench/variants/matmul.py holds its variants.
+`mosaic_*` keys (kernels/fused_matmul_mosaic.py); the packing pass (kernels/weight_pack.py)
+stays for float32 (and for n_w > 1) and rounds the weights to nearest TF32 there; a prologue is
+a pass of its own. Hopper only (refused, naming the task, in the CPU worker's interpret mode).
+bench/variants/matmul.py holds its variants.
 """
 
-import dataclasses
 import functools
 
 import jax
@@ -57,7 +57,8 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 
-from pallasbench.kernels import elementwise, masked, mosaic_matmul
+from pallasbench.kernels import fused_matmul_mosaic, masked
+from pallasbench.kernels.weight_pack import PACK_BLOCK, pack_weights, round_tf32  # noqa: F401 (this module's API too)
 
 # Streaming multiprocessors of an H200: a grid smaller than this leaves SMs idle.
 NUM_SMS = 132
@@ -70,8 +71,6 @@ MIN_BN = 32
 # K step: 128-byte rows of both tiles: 32 f32 columns (four k8 TF32 wgmma steps per load), 64
 # bf16/f16 columns (four k16 wgmma steps).
 BK_BYTES = 128
-# Pack pass block (K rows x N columns of a weight): 64x64 ran at copy bandwidth on the H200.
-PACK_BLOCK = 64
 
 # Per-element FLOPs of the epilogue activations, for the tasks' flops() models.
 RELU_FLOPS = 1  # max
@@ -159,16 +158,6 @@ def gelu(y):
     return 0.5 * y * (1.0 + jnp.tanh(c * (y + 0.044715 * (y * y * y))))
 
 
-def round_tf32(t):
-    """float32 -> nearest TF32 value (ties away from zero, as cvt.rna.tf32.f32), kept in float32.
-
-    Its 13 low mantissa bits are zero, so a lowering that truncates operands to TF32 sees it
-    unchanged. Two integer ops per element.
-    """
-    bits = lax.bitcast_convert_type(t, jnp.int32)  # int32: a Python 0xFFFFE000 would not fit
-    return lax.bitcast_convert_type((bits + 0x1000) & -0x2000, jnp.float32)
-
-
 def hidden_dtype(dtype):
     """The dtype a pipeline of matmuls stores its hidden layer in (mlp_block, gated_mlp): the
     input's when it has float32's exponent range (float32, bfloat16), else float32. A float16
@@ -208,36 +197,6 @@ def tile_ids(pid, grid_m: int, grid_n: int, group_m: int = GROUP_M):
     rows = jnp.minimum(grid_m - first_m, group_m)
     in_group = lax.rem(pid, width)
     return first_m + lax.rem(in_group, rows), lax.div(in_group, rows)
-
-
-def _pack_body(*refs, n_w, rounded):
-    w_refs, o_ref = refs[:n_w], refs[n_w]
-    for i, w_ref in enumerate(w_refs):
-        t = w_ref[...]
-        o_ref[0, i] = (round_tf32(t) if rounded else t).T
-
-
-def pack_weights(weights, bn: int, *, rounded: bool = False, name: str = "pack_weights"):
-    """n_w weights (K, N) -> (n_w * N, K): K-major, interleaved per bn columns (and rounded to
-    nearest TF32 when `rounded`).
-
-    Row block j of the result (n_w * bn rows) is [w_1[:, j*bn:(j+1)*bn]^T; ...; w_n[...]^T].
-    K and N must be multiples of 16 and N a multiple of bn (callers pad first).
-    """
-    k, n = weights[0].shape
-    n_w = len(weights)
-    bk_p, bn_p = tl.dividing_tile(k, PACK_BLOCK), tl.dividing_tile(bn, PACK_BLOCK)
-    per = bn // bn_p
-    packed = pl.pallas_call(
-        functools.partial(_pack_body, n_w=n_w, rounded=rounded),
-        out_shape=jax.ShapeDtypeStruct((n // bn, n_w, bn, k), weights[0].dtype),
-        grid=(k // bk_p, n // bn_p),
-        in_specs=[pl.BlockSpec((bk_p, bn_p), lambda i, j: (i, j))] * n_w,
-        out_specs=pl.BlockSpec((1, n_w, bn_p, bk_p), lambda i, j: (j // per, 0, j % per, i)),
-        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
-        name=name,
-    )(*weights)
-    return packed.reshape(n_w * n, k)  # row-major: a free reshape
 
 
 def packs_weights(dot_dtype) -> bool:
@@ -313,7 +272,7 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
     pick = functools.partial(tuning.choice, task or name)
     backend = pick("backend", "triton")
     if backend == "mosaic":
-        return _fused_matmul_mosaic(x, weights, epilogue, bias=bias, prologue=prologue,
+        return fused_matmul_mosaic.fused_matmul(x, weights, epilogue, bias=bias, prologue=prologue,
                                     round_x=round_x, round_w=round_w, round_out=round_out,
                                     out_dtype=out_dtype, name=name, task=task or name,
                                     dot_dtype=dot_dtype, pick=pick)
@@ -357,64 +316,3 @@ def fused_matmul(x, weights, epilogue, *, bias=None, prologue=None, round_x=Fals
         name=name,
     )(*operands)
     return out if (mp, np_) == (m, n) else out[:m, :n]
-
-
-def mosaic_config(m: int, n: int, n_w: int, itemsize: int, pick) -> mosaic_matmul.Config:
-    """The Mosaic GPU kernel's plan for (m, n) with n_w weights, each field overridden by the
-    task's tuning value `mosaic_<field>` (pick: tuning.choice bound to the task)."""
-    base = mosaic_matmul.plan(m, n, n_w, itemsize)
-    return mosaic_matmul.Config(**{field.name: pick("mosaic_" + field.name, getattr(base, field.name))
-                                   for field in dataclasses.fields(base)})
-
-
-def _fused_matmul_mosaic(x, weights, epilogue, *, bias, prologue, round_x, round_w, round_out,
-                         out_dtype, name, task, dot_dtype, pick):
-    """fused_matmul on the Mosaic GPU kernel (backend "mosaic"; kernels/mosaic_matmul.py).
-
-    The packing pass stays for float32 (TF32 wgmma reads K-major operands only) and for n_w > 1
-    (the kernel's one wgmma reads the interleaved tile); a 16-bit single weight is read as it is
-    unless `pack` says otherwise. The pack rounds float32 weights to nearest TF32 by default here
-    (`round_w`): wgmma truncates its float32 operands where Triton rounds them. `round_x` and
-    `round_out` are XLA passes before / after the kernel. A prologue is a Pallas pass of its own
-    over x (`_prologue_pass`, which also rounds float32 x to nearest TF32 where wgmma would
-    truncate): the kernel reads its operands by TMA straight into shared memory, where no
-    elementwise step runs. Hopper GPUs only: in the CPU worker's interpret mode it refuses,
-    naming the task.
-    """
-    mosaic_matmul.refuse_interpret_mode(task)
-    m, n = x.shape[0], weights[0].shape[1]
-    n_w = len(weights)
-    f32 = dot_dtype.itemsize == 4
-    cfg = mosaic_config(m, n, n_w, dot_dtype.itemsize, pick)
-    bn = cfg.width // n_w
-    packed = f32 or n_w > 1 or pick("mosaic_pack", False)
-    round_w = f32 and pick("round_w", True)
-    round_x, round_out = f32 and pick("round_x", round_x), f32 and pick("round_out", round_out)
-
-    xp = masked.pad_to_multiple(masked.pad_to_multiple(x.astype(dot_dtype), 0, cfg.bm), 1, cfg.bk)
-    if prologue is not None:
-        xp = _prologue_pass(xp, prologue, rounded=f32, name=name + "_prologue")
-    elif round_x:
-        xp = round_tf32(xp)
-    wps = [masked.pad_to_multiple(masked.pad_to_multiple(w.astype(dot_dtype), 0, cfg.bk), 1, bn)
-           for w in weights]
-    np_ = wps[0].shape[1]
-    w_operand = pack_weights(wps, bn, rounded=round_w, name=name + "_pack") if packed else wps[0]
-    bias_p = None if bias is None else masked.pad_to_multiple(bias.reshape(1, n), 1, bn).reshape(np_)
-    out = mosaic_matmul.matmul(xp, w_operand, epilogue, bias=bias_p, n_w=n_w, packed=packed,
-                               config=cfg, out_dtype=out_dtype or x.dtype, name=name)
-    if round_out:
-        out = round_tf32(out)
-    return out if out.shape == (m, n) else out[:m, :n]
-
-
-def _prologue_body(x_ref, o_ref, *, prologue, rounded):
-    t = prologue(x_ref[...].astype(jnp.float32))
-    o_ref[...] = (round_tf32(t) if rounded else t).astype(o_ref.dtype)
-
-
-def _prologue_pass(x, prologue, *, rounded: bool, name: str):
-    """prologue(x) (rounded to nearest TF32 when `rounded`) in x's dtype, one Pallas pass: the
-    Mosaic GPU matmul's prologue. It costs one read and one write of x."""
-    body = functools.partial(_prologue_body, prologue=prologue, rounded=rounded)
-    return elementwise.map_blocks(body, x, pad_edges=True, name=name)
