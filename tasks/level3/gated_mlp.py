@@ -10,13 +10,14 @@ not) and the down-projection's dot runs at float32 (TF32).
 Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
 itself, cvt.rna): relative error 5.2e-4 on the H200 at LARGE, against 2e-3.
 
+No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
+dot per weight and step; tiled_matmul.packs_weights).
+
 Shipped configuration: the TUNED table sets the choices at the task's LARGE shape at float32:
 both matmuls on the Mosaic GPU kernel (kernels/mosaic_matmul.py) with its planned tiles (128
 rows, the width halved while fewer tiles than SMs: 128 for the gate, 64 for the down
 projection), as mlp_block ships at MEDIUM; the Triton defaults above ran at 0.60x of XLA there
 (2026-12-04). Each record's kernel_config says which values ran.
-No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
-dot per weight and step; tiled_matmul.packs_weights).
 """
 
 import jax

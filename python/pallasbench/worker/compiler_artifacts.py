@@ -47,20 +47,22 @@ def pallas_custom_calls(operation, with_mosaic: bool = False) -> list[tuple]:
     from jax._src.lib.mlir import ir
 
     found = []
-
-    def visit(op):
-        op = op.operation if hasattr(op, "operation") else op
+    for op in _operations(operation):
         if op.name == "stablehlo.custom_call":
             target = ir.StringAttr(op.attributes["call_target_name"]).value
             if target in TRITON_TARGETS or (with_mosaic and target in MOSAIC_TARGETS):
                 found.append((target, _backend_config(op.attributes)))
-        for region in op.regions:
-            for block in region:
-                for inner in block:
-                    visit(inner)
-
-    visit(operation)
     return found
+
+
+def _operations(operation):
+    """The operation and every operation nested in it, in program order (pre-order)."""
+    op = operation.operation if hasattr(operation, "operation") else operation
+    yield op
+    for region in op.regions:
+        for block in region:
+            for inner in block:
+                yield from _operations(inner)
 
 
 def _backend_config(attrs):
@@ -133,19 +135,11 @@ def _mosaic_launch_names(operation) -> list[str]:
     from jax._src.lib.mlir import ir
 
     names = []
-
-    def visit(op, func):
-        op = op.operation if hasattr(op, "operation") else op
-        if op.name.endswith("func.func") and "sym_name" in op.attributes:
-            func = ir.StringAttr(op.attributes["sym_name"]).value
-        elif op.name.endswith("gpu.launch") and func is not None and func + "_kernel" not in names:
-            names.append(func + "_kernel")
-        for region in op.regions:
-            for block in region:
-                for inner in block:
-                    visit(inner, func)
-
-    visit(operation, None)
+    for func in _operations(operation):
+        if func.name.endswith("func.func") and "sym_name" in func.attributes:
+            name = ir.StringAttr(func.attributes["sym_name"]).value + "_kernel"
+            if name not in names and any(op.name.endswith("gpu.launch") for op in _operations(func)):
+                names.append(name)
     return names
 
 
