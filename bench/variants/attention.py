@@ -98,5 +98,21 @@ VARIANTS = {
                                    "ffn_block_n": 64},
         "bm16_out4_ffn64x128_w8": {"block_m": 16, "out_splits": 4, "ffn_block_m": 64, "ffn_block_n": 128,
                                    "ffn_warps": 8},
+        # LARGE float32 (2026-12-04: rmsnorm_qkv 33.0 us, rmsnorm_ffn 40.6 us against XLA's 10.8 +
+        # 11.5): qkv's 16-row tiles re-read the (1024, 64) weight panels from 32 row programs;
+        # taller or narrower tiles trade programs for re-reads. The ffn's K step and warps.
+        "qkv_bm32_bn32": {"block_m": 32, "block_n": 32},
+        "qkv_bm64_bn32": {"block_m": 64, "block_n": 32},
+        "qkv_bm64_bn64_w8": {"block_m": 64, "block_n": 64, "proj_warps": 8},
+        "qkv_bm32_bn64_s3": {"block_m": 32, "block_n": 64, "proj_stages": 3},
+        "ffn64x64_bk32_s4": {"ffn_block_m": 64, "ffn_block_n": 64, "block_k": 32, "proj_stages": 4},
+        "ffn128x64_w8": {"ffn_block_m": 128, "ffn_block_n": 64, "ffn_warps": 8},
+        "ffn64x32_w4": {"ffn_block_m": 64, "ffn_block_n": 32},
+        # both projections on the Mosaic GPU matmul (float32 only): an rmsnorm pass, the weights'
+        # packing pass, one TMA + wgmma kernel each (qkv's three weights side by side); the
+        # ffn's residual a pass of its own. 128 x 64 CTA tiles by the kernel's plan: 48 qkv and
+        # 64 ffn CTAs at LARGE.
+        "mosaic_proj": {"proj_backend": "mosaic", "_dtypes": ["float32"]},
+        "mosaic_proj_s6": {"proj_backend": "mosaic", "mosaic_stages": 6, "_dtypes": ["float32"]},
     },
 }

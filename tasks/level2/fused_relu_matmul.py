@@ -17,8 +17,8 @@ at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any 
 the defaults above. At float32 it runs the Mosaic GPU kernel (TMA, wgmma, warp specialised;
 kernels/mosaic_matmul.py) with matmul's probed tiles: the operands reach shared memory by TMA
 with no step in between, so relu(x) is one Pallas pass of its own (rounded to nearest TF32 on
-the way, where wgmma would truncate) and goes to memory once. At 16 bits it keeps the Triton
-kernel above. Each record's kernel_config says which values ran.
+the way, where wgmma would truncate) and goes to memory once; so does LARGE bfloat16. Other
+16-bit entries keep the Triton kernel above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp

@@ -23,6 +23,12 @@ call) for the attention kernel; "ffn_block_m", "ffn_block_n", "ffn_warps" for th
 feed-forward kernel alone; "full_precision" "split_tf32" runs the
 float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
 
+"proj_backend" "mosaic" (float32 only) runs both projections on the Mosaic GPU matmul
+(kernels/mosaic_matmul.py): rmsnorm(x) and rmsnorm(h) as passes of their own (rounded to nearest
+TF32), the weights packed K-major by one pass each (wq, wk, wv side by side), the q scale a
+per-column vector in the kernel's bias slot, relu in the ffn's epilogue and its residual a pass of
+its own; q, k and v are slices of the one qkv product. Hopper only (refused in interpret mode).
+
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/; LARGE float32 from 2026-12-03-h200-tuning2/) sets these
 choices at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other
@@ -38,7 +44,9 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import elementwise, fused_matmul_mosaic, mosaic_matmul
 from pallasbench.kernels import online_attention as ac
+from pallasbench.kernels.weight_pack import pack_side_by_side, round_tf32
 from pallasbench.task import tuning
 
 NAME = "transformer_block"
@@ -169,6 +177,65 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
     o_ref[...] = (residual + jnp.maximum(acc * inv[:, None], 0.0)).astype(o_ref.dtype)
 
 
+def _normed_body(x_ref, o_ref):
+    x = x_ref[...]
+    inv = 1.0 / jnp.sqrt(jnp.mean(x * x, axis=1, keepdims=True) + EPS)
+    o_ref[...] = round_tf32(x * inv)
+
+
+def _normed(x, name):
+    """rmsnorm(x), rounded to nearest TF32 (wgmma would truncate it), whole rows a program: the
+    Mosaic matmul reads its operand by TMA straight into shared memory, where no row statistic
+    can be taken, so the norm is a pass of its own (one read and one write of x)."""
+    seq, width = x.shape
+    br = tl.dividing_tile(seq, max(16, 8192 // width))  # ~32 KB blocks
+    if seq % br:
+        raise ValueError(f"{NAME}: {seq} rows do not split into {br}-row blocks for the rmsnorm pass")
+    rows = pl.BlockSpec((br, width), lambda i: (i, 0))
+    return pl.pallas_call(_normed_body, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32),
+                          grid=(seq // br,), in_specs=[rows], out_specs=rows,
+                          compiler_params=tl.triton_params(num_warps=4, num_stages=1), name=name)(x)
+
+
+def _mosaic_projection(xn, weights, epilogue, *, bias=None, name):
+    """epilogue(xn @ [w_1 | ... | w_n][, bias]) on the Mosaic GPU matmul: the weights packed
+    side by side into one K-major (n * N, K) operand (one packing pass; no concatenation), one
+    persistent TMA + wgmma kernel over all their columns. float32 only (TF32 wgmma)."""
+    mosaic_matmul.refuse_interpret_mode(NAME)
+    (m, k), n = xn.shape, sum(w.shape[1] for w in weights)
+    cfg = fused_matmul_mosaic.mosaic_config(m, n, 1, 4, functools.partial(tuning.choice, NAME))
+    if m % cfg.bm or n % cfg.width or k % cfg.bk:
+        raise ValueError(f"{NAME}: the Mosaic projection {name} needs ({m}, {n}, {k}) in whole "
+                         f"({cfg.bm}, {cfg.width}, {cfg.bk}) tiles")
+    packed = pack_side_by_side(weights, rounded=True, name=name + "_pack")
+    return mosaic_matmul.matmul(xn, packed, epilogue, bias=bias, n_w=1, packed=True, config=cfg,
+                                out_dtype=jnp.float32, name=name)
+
+
+def _mosaic_qkv(x, wq, wk, wv, q_scale):
+    """q, k, v as the Triton kernel writes them (q times the base-2 softmax scale, all three
+    rounded to nearest TF32), from one Mosaic matmul of rmsnorm(x) by [wq | wk | wv]: the scale
+    is a per-column vector in the bias slot."""
+    dp = wq.shape[1]
+    scale = jnp.concatenate([jnp.full((dp,), q_scale, jnp.float32), jnp.ones((2 * dp,), jnp.float32)])
+    qkv = _mosaic_projection(_normed(x, f"{NAME}_rmsnorm_x"), [wq, wk, wv],
+                             lambda y, s: round_tf32(y * s), bias=scale, name=f"{NAME}_qkv_mosaic")
+    return qkv[:, :dp], qkv[:, dp:2 * dp], qkv[:, 2 * dp:]
+
+
+def _residual_body(h_ref, r_ref, o_ref):
+    o_ref[...] = (h_ref[...] + r_ref[...]).astype(o_ref.dtype)
+
+
+def _mosaic_ffn(h, wff, out_dtype):
+    """h + relu(rmsnorm(h) @ wff): the Mosaic matmul with a relu epilogue, the residual a pass
+    of its own (the epilogue sees only the accumulator)."""
+    ffn = _mosaic_projection(_normed(h, f"{NAME}_rmsnorm_h"), [wff], lambda y: jnp.maximum(y, 0.0),
+                             name=f"{NAME}_ffn_mosaic")
+    return elementwise.map_blocks(_residual_body, h, ffn, pad_edges=True, out_dtype=out_dtype,
+                                  name=f"{NAME}_residual")
+
+
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
 TUNED = tuning.Tuned(
     gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
@@ -176,8 +243,10 @@ TUNED = tuning.Tuned(
         "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
         # float32: bench/results/2026-12-03-h200-tuning2 (call 1, bm16_kv4_out4_ffn64x64 over the
         # earlier entry): 162.9 -> 95.0 us
-        "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "block_m": 16, "kv_splits": 4,
-                              "out_splits": 4, "ffn_block_m": 64, "ffn_block_n": 64},
+        # float32 projections on the Mosaic GPU matmul (bench/results/2026-12-04-h200-2, call 2:
+        # mosaic_proj, 95.6 -> 62.1 us, XLA 57.2); the attention's tiles as before.
+        "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "kv_splits": 4, "out_splits": 4,
+                              "proj_backend": "mosaic"},
                   "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
     })
 
@@ -207,15 +276,20 @@ def kernel(x, wq, wk, wv, wo, wff):
     rows = pl.BlockSpec((bm, width), lambda i, j: (i, 0))
     panel = pl.BlockSpec((width, bn), lambda i, j: (0, j))
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
-    q, k, v = pl.pallas_call(
-        functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d), precision=precision),
-        out_shape=[jax.ShapeDtypeStruct((seq, dp), f32)] * 3,
-        grid=(seq // bm, dp // bn),
-        in_specs=[rows, panel, panel, panel],
-        out_specs=[qkv_tile] * 3,
-        compiler_params=proj,
-        name=f"{NAME}_rmsnorm_qkv",
-    )(x, wq, wk, wv)
+    # "proj_backend" "mosaic" (float32 only): both projections on the Mosaic GPU matmul.
+    mosaic = x.dtype == f32 and tuning.choice(NAME, "proj_backend", "triton") == "mosaic"
+    if mosaic:
+        q, k, v = _mosaic_qkv(x, wq, wk, wv, ac.LOG2E / math.sqrt(d))
+    else:
+        q, k, v = pl.pallas_call(
+            functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d), precision=precision),
+            out_shape=[jax.ShapeDtypeStruct((seq, dp), f32)] * 3,
+            grid=(seq // bm, dp // bn),
+            in_specs=[rows, panel, panel, panel],
+            out_specs=[qkv_tile] * 3,
+            compiler_params=proj,
+            name=f"{NAME}_rmsnorm_qkv",
+        )(x, wq, wk, wv)
 
     bq, bkv, warps, stages = ac.tuned_blocks(NAME, seq, dp)
     # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
@@ -260,6 +334,8 @@ def kernel(x, wq, wk, wv, wo, wff):
         name=f"{NAME}_attention_out",
     )(*args)
 
+    if mosaic:
+        return _mosaic_ffn(h, wff, x.dtype)
     # The feed-forward's own tiles where set: its (seq, width) output takes 64x64 tiles in 128
     # programs at LARGE, where the qkv kernel's (seq, d_head) output would have 32.
     bm = min(tuning.choice(NAME, "ffn_block_m", bm), seq)

@@ -9,11 +9,15 @@ At bfloat16/float16 one dot per step suffices: the operands (pair times a 0/1 ma
 the 16-bit tensor cores as they are, whose products are exact in the float32 accumulator. The
 residual add is float32, the output rounded once to pair's dtype.
 
-Tunable (tuning.choice): the tile, warps and stages; "passes" 1 (one TF32 dot a step: the task
+Tunable (tuning.choice): the output tile, the contraction step "tile_k", warps and stages; "passes" 1 (one TF32 dot a step: the task
 allows TF32, though the docstring's LARGE bound may fail) or 3 (the split above); and "layout"
 "strided", which skips both transposes: the kernel reads pair[i, k, c] and writes out[i, j, c]
 in place with a stride of C elements (each channel's program still owns a (T, T) tile; the
 channels' programs together cover every byte of the rows they touch, so L2 absorbs the stride).
+
+Shipped configuration: the TUNED table below sets these choices at the task's MEDIUM and LARGE
+shapes per dtype (float16 takes bfloat16's); any other shape takes the defaults in `kernel`.
+Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -64,7 +68,7 @@ def _dot(a, b):
     return jnp.dot(a, b, preferred_element_type=jnp.float32)
 
 
-def _body(p_ref, m_ref, o_ref, *, tile, n, passes, strided):
+def _body(p_ref, m_ref, o_ref, *, tile, tile_k, n, passes, strided):
     c = pl.program_id(0)
     i0 = pl.multiple_of(pl.program_id(1) * tile, tile)
     j0 = pl.multiple_of(pl.program_id(2) * tile, tile)
@@ -73,9 +77,9 @@ def _body(p_ref, m_ref, o_ref, *, tile, n, passes, strided):
         return p_ref[rows, cols, c] if strided else p_ref[c, rows, cols]
 
     def step(kt, acc):
-        k0 = pl.multiple_of(kt * tile, tile)
-        a = pair(pl.ds(i0, tile), pl.ds(k0, tile)) * m_ref[pl.ds(i0, tile), pl.ds(k0, tile)]
-        b = pair(pl.ds(k0, tile), pl.ds(j0, tile)) * m_ref[pl.ds(k0, tile), pl.ds(j0, tile)]
+        k0 = pl.multiple_of(kt * tile_k, tile_k)
+        a = pair(pl.ds(i0, tile), pl.ds(k0, tile_k)) * m_ref[pl.ds(i0, tile), pl.ds(k0, tile_k)]
+        b = pair(pl.ds(k0, tile_k), pl.ds(j0, tile)) * m_ref[pl.ds(k0, tile_k), pl.ds(j0, tile)]
         if a.dtype != jnp.float32:  # 16-bit operands: exact products, float32 sums
             return acc + _dot(a, b)
         if passes == 1:  # one TF32 pass
@@ -86,15 +90,35 @@ def _body(p_ref, m_ref, o_ref, *, tile, n, passes, strided):
         acc += _dot(a_lo, b_hi) + _dot(a_hi, b_lo)
         return acc + _dot(a_hi, b_hi)
 
-    u = jax.lax.fori_loop(0, n // tile, step, jnp.zeros((tile, tile), jnp.float32))
+    u = jax.lax.fori_loop(0, n // tile_k, step, jnp.zeros((tile, tile), jnp.float32))
     residual = pair(pl.ds(i0, tile), pl.ds(j0, tile)).astype(jnp.float32)
     o_ref[...] = (residual + u).astype(o_ref.dtype)
 
 
+# Chosen on the H200 by bench/probe.py (bench/results/2026-12-04-h200-2, call 1): 128 x 128
+# output tiles at LARGE (HGMMA m64n128 where 64 x 64 tiles ran m64n32), 64 x 64 one-step tiles at
+# MEDIUM (N = 64: one program per channel). us, shipped -> chosen (XLA): float32 MEDIUM 8.9 -> 7.7
+# (5.0), LARGE 291.3 -> 230.6 (85.4); bfloat16 MEDIUM 5.4 -> 4.6 (4.4), LARGE 66.8 -> 45.6 (41.7).
+TUNED = tuning.Tuned(
+    gpu="NVIDIA H200", source="bench/results/2026-12-04-h200-2",
+    configs={
+        "medium": {"float32": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2},
+                   "bfloat16": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2}},
+        "large": {"float32": {"tile": 128, "tile_k": 16, "num_warps": 8, "num_stages": 4},
+                  "bfloat16": {"tile": 128, "tile_k": 32, "num_warps": 8, "num_stages": 2}},
+    })
+
+
+@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(pair, mask):
     n, _, channels = pair.shape
     shipped = 64 if n >= 256 else 32
     tile = max(16, min(tuning.choice(NAME, "tile", shipped), tl.next_pow2(n)))  # dot needs >= 16
+    # The contraction's step: the output tile unless tuned narrower (a (T, K) and a (K, T) operand
+    # tile per pipeline stage instead of two (T, T) ones); it divides the tile.
+    tile_k = min(tuning.choice(NAME, "tile_k", tile), tile)
+    if tile_k < 16 or tile % tile_k:
+        raise ValueError(f"{NAME}: tile_k {tile_k} must be >= 16 and divide the tile {tile}")
     strided = tuning.choice(NAME, "layout", "channel_major") == "strided"
     n_pad = tl.cdiv(n, tile) * tile
     # Layout only: channel-major pair (unless strided); zero padding (masked out) to whole tiles.
@@ -107,7 +131,7 @@ def kernel(pair, mask):
         out_shape, out_block = (n_pad, n_pad, channels), pl.BlockSpec((tile, tile, None), lambda c, i, j: (i, j, c))
     else:
         out_shape, out_block = (channels, n_pad, n_pad), pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j))
-    body = functools.partial(_body, tile=tile, n=n_pad, passes=tuning.choice(NAME, "passes", 3),
+    body = functools.partial(_body, tile=tile, tile_k=tile_k, n=n_pad, passes=tuning.choice(NAME, "passes", 3),
                              strided=strided)
     out = pl.pallas_call(
         body,

@@ -92,7 +92,11 @@ def test_variant_small_and_lowers_for_cuda(task_name, name):
     """At float32, or the first dtype a variant is restricted to."""
     values = _values(task_name, name)
     dtype = VARIANTS[task_name][name].get("_dtypes", ["float32"])[0]
-    assert check(task_name, values, dtype) is None
+    if values.get("proj_backend") == "mosaic":  # Hopper only: refused by name in interpret mode
+        with pytest.raises(NotImplementedError, match=f"{task_name}.*Hopper"):
+            check(task_name, values, dtype)
+    else:
+        assert check(task_name, values, dtype) is None
     for size in ("medium", "large"):  # the sizes the GPU probe runs; SMALL ran just above
         lower(task_name, values, size, dtype)
     assert tuning.active() == {}

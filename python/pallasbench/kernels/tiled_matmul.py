@@ -100,7 +100,9 @@ _SQUARE_MEDIUM_16 = {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stag
 # and matmul_silu have the same shapes. fused_relu_matmul too, on TUNED_SQUARE_PROLOGUE: its
 # float32 entries are matmul's Mosaic GPU winners, with its relu prologue a pass of its own
 # (chosen over the Triton kernel's in-loop relu, 0.64x / 0.57x of XLA at MEDIUM / LARGE on
-# 2026-12-04); at 16 bits it keeps the Triton kernel (0.93x at MEDIUM bfloat16).
+# 2026-12-04); at 16 bits it keeps the Triton kernel (0.93x at MEDIUM bfloat16) except LARGE
+# bfloat16, also on Mosaic (188.1 vs the Triton kernel's 272.6 us, XLA 195.3:
+# bench/results/2026-12-04-h200-2/call_1).
 TUNED_SQUARE = tuning.Tuned(**_PROBED, configs={
     "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
     "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3),
@@ -108,7 +110,7 @@ TUNED_SQUARE = tuning.Tuned(**_PROBED, configs={
 })
 TUNED_SQUARE_PROLOGUE = tuning.Tuned(**_PROBED, configs={
     "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
-    "large": {"float32": mosaic(128, 256, 3), "bfloat16": _TRITON_LARGE_16},
+    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3), "float16": _TRITON_LARGE_16},
 })
 # (1024, 1024) @ (1024, 2048) plus a bias: probed on linear_bias_relu; fused_matmul_bias too.
 # LARGE bfloat16: the Mosaic tile that won on matmul and mlp_block (linear_bias_relu's own probe
