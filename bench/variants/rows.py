@@ -120,13 +120,17 @@ VARIANTS = {
         "add_c256_t16k": {"split": "add", "cols": 256, "tile": 16 * 1024},
         "w4": {"num_warps": 4},
     },
-    # float32 atomics: rows a program trades atomics in flight for programs.
+    # float32 atomics, runs of equal ids merged: rows a program trades longer merged runs (and
+    # fewer atomics for sorted ids) for programs.
     "scatter_add": {
         "r4": {"rows": 4},
+        "r8": {"rows": 8},
         "r16": {"rows": 16},
-        "r16_w4": {"rows": 16, "num_warps": 4},
-        "c128_w1": {"max_cols": 128, "num_warps": 1},
-        "r16_c128_w1": {"rows": 16, "max_cols": 128, "num_warps": 1},
+        "r64": {"rows": 64},
+        "s2": {"num_stages": 2},
         "w4": {"num_warps": 4},
+        "c128_w1": {"max_cols": 128, "num_warps": 1},
+        "c512_w4": {"max_cols": 512, "num_warps": 4},
+        "r64_c512_w4_s2": {"rows": 64, "max_cols": 512, "num_warps": 4, "num_stages": 2},
     },
 }

@@ -1,22 +1,31 @@
 """scatter_add: zeros(1024, D).at[idx].add(updates), updates float (N, D), idx int32 (N,).
 
-Float atomics (order-dependent sums). The output is a zeros buffer aliased in and out of the
-pallas_call as a raw pl.ANY ref. Each program takes 8 update rows and a column tile (up to 256
-wide): it first loads the 8 target ids and 8 row segments (independent loads in flight together),
-then issues one vector atomic add per row into out[id, cols]. One row per atomic keeps duplicate
-ids correct in every execution mode (Triton's atomics handle them; so does interpret mode).
-The sums are float32 at every dtype: bfloat16/float16 updates are widened before their atomic
-add into a float32 buffer, which a second pallas_call rounds once to the updates' dtype (16-bit
+Float atomics (order-dependent sums), with runs of equal ids summed in registers first. The
+output is a zeros buffer aliased in and out of the pallas_call as a raw pl.ANY ref. Each program
+takes ROWS update rows (in chunks of CHUNK: the chunk's ids and row segments are loaded together,
+independent loads in flight) and a column tile (up to MAX_COLS wide), and walks its rows in order
+with one open sum: a row whose id equals the open sum's joins it; any other row first sends the
+open sum to out[id, cols] with one vector atomic add, then opens its own. The last open sum is
+sent at the end. So ids in random order cost one atomic a row, as plain atomics do, while a run
+of equal ids (sorted ids, or the degenerate all-one-id case) costs one atomic per run per
+program: every id's float32 sum is a chain of at most N / ROWS atomics of partial sums instead of
+N atomics of rows. That is what keeps the LARGE degenerate stress case (32768 rows into one)
+inside TASKS.md's bound: a chain of 32768 single-row atomics misses it on a few of 1024 columns,
+one of 1024 partial sums of 32 rows does not (bench/results/2026-12-04-cpu/scatter_add_sum_bound.md),
+hence ROWS >= 32 at LARGE. Duplicate ids are correct in every execution mode (Triton's atomics
+handle them; so does interpret mode).
+The sums are float32 at every dtype: bfloat16/float16 updates are widened before they are summed
+into a float32 buffer, which a second pallas_call rounds once to the updates' dtype (16-bit
 atomics would round every partial sum: a degenerate id list, all rows into one, drifts by
 percents).
 
-Tunable (pallasbench.task.tuning): "rows" (update rows a program, ROWS: more atomics in flight
-per program against fewer programs), "max_cols" (MAX_COLS), "num_warps".
+Tunable (pallasbench.task.tuning): "rows" (update rows a program: longer runs merged and fewer
+programs, against less parallelism), "max_cols" (MAX_COLS), "num_warps", "num_stages" (the
+pipelining of the chunk loop's loads).
 
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py) sets these choices
+at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's unless listed); any
+other shape takes the defaults above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -41,7 +50,8 @@ ORDER_DEPENDENT = True
 STRESS = tl.stress_cases("tiny", "large", "degenerate", offset=tl.NO_ROW_STATISTIC, distinct=tl.NO_DISTINCT)
 
 NUM_ROWS = 1024  # output rows, fixed at every size
-ROWS = 8  # update rows a program: 1024 programs at MEDIUM
+ROWS = 32  # update rows a program: runs of equal ids reach the output as sums of up to 32 rows
+CHUNK = 8  # rows loaded together, then merged in order
 MAX_COLS = 256  # column tile: 4 floats a thread at 2 warps
 
 
@@ -53,14 +63,32 @@ def reference(updates, idx):
     return jnp.zeros((NUM_ROWS, updates.shape[1]), updates.dtype).at[idx].add(updates)
 
 
-def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd, rows):
+def _body(idx_ref, upd_ref, zeros_ref, o_ref, *, bd, rows, chunk):
     del zeros_ref  # the same buffer as o_ref (aliased): the zeros the atomics add into
     cols = pl.ds(pl.multiple_of(pl.program_id(1) * bd, bd), bd)
-    # Ids are in range by the task's domain; the clamp only keeps a bad id inside the output.
-    targets = [jnp.clip(idx_ref[r], 0, NUM_ROWS - 1) for r in range(rows)]
-    values = [upd_ref[r, :].astype(jnp.float32) for r in range(rows)]
-    for target, value in zip(targets, values):
-        pltriton.atomic_add(o_ref, (target, cols), value)
+
+    def send(target, total, also):
+        # An open sum goes out where `also` holds; target -1 is "no sum open yet".
+        @pl.when(jnp.logical_and(also, target >= 0))
+        def _():
+            pltriton.atomic_add(o_ref, (target, cols), total)
+
+    def merge_chunk(c, carry):
+        target, total = carry
+        first = c * chunk
+        # Ids are in range by the task's domain; the clamp only keeps a bad id inside the output.
+        targets = [jnp.clip(idx_ref[first + r], 0, NUM_ROWS - 1) for r in range(chunk)]
+        values = [upd_ref[first + r, :].astype(jnp.float32) for r in range(chunk)]
+        for row_target, value in zip(targets, values):
+            same = row_target == target
+            send(target, total, jnp.logical_not(same))
+            total = jnp.where(same, total + value, value)
+            target = row_target
+        return target, total
+
+    opened = (jnp.int32(-1), jnp.zeros((bd,), jnp.float32))
+    target, total = jax.lax.fori_loop(0, rows // chunk, merge_chunk, opened)
+    send(target, total, True)
 
 
 def _round_body(sums_ref, o_ref):
@@ -80,6 +108,9 @@ TUNED = tuning.Tuned(
 def kernel(updates, idx):
     n, d = updates.shape
     rows = tuning.choice(NAME, "rows", ROWS)
+    chunk = min(CHUNK, rows)
+    if rows % chunk:
+        raise ValueError(f"{NAME}: rows={rows} is not a multiple of the chunk ({chunk})")
     bd = min(tuning.choice(NAME, "max_cols", MAX_COLS), tl.next_pow2(d))
     # Ragged edges are padded (zero updates to row 0), since interpret mode rejects atomic masks.
     upd = masked.pad_to_multiple(masked.pad_to_multiple(updates, 0, rows), 1, bd)
@@ -88,7 +119,7 @@ def kernel(updates, idx):
     zeros = jnp.zeros((NUM_ROWS, dp), jnp.float32)  # the float32 sums, whatever the dtype
     any_spec = pl.BlockSpec(memory_space=pl.ANY)
     out = pl.pallas_call(
-        functools.partial(_body, bd=bd, rows=rows),
+        functools.partial(_body, bd=bd, rows=rows, chunk=chunk),
         out_shape=jax.ShapeDtypeStruct((NUM_ROWS, dp), jnp.float32),
         grid=(np_ // rows, dp // bd),
         in_specs=[pl.BlockSpec((rows,), lambda i, j: (i,)),
@@ -97,7 +128,8 @@ def kernel(updates, idx):
         out_specs=any_spec,
         input_output_aliases={2: 0},
         compiler_params=tl.triton_params(
-            num_warps=tuning.choice(NAME, "num_warps", max(1, min(4, bd // 128))), num_stages=1),
+            num_warps=tuning.choice(NAME, "num_warps", max(1, min(4, bd // 128))),
+            num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(ids, upd, zeros)
     if updates.dtype != jnp.float32:  # one rounding of the float32 sums, in a kernel
         out = elementwise.map_blocks(_round_body, out, out_dtype=updates.dtype, name=NAME + "_round")
