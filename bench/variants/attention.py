@@ -38,6 +38,11 @@ VARIANTS = {
                                             "tile_k": 128, "num_warps": 8, "store_scores": True},
         "split8_sbq64w8_stored_t32x128_w4": {"mode": "split", "splits": 8, "stats_bq": 64, "stats_warps": 8,
                                              "tile_q": 32, "tile_k": 128, "store_scores": True},
+        # XLA's gemm + softmax split on the Mosaic GPU matmul (k is its K-major operand as it is)
+        # and an exp2 row pass: 128 x 64 CTA tiles at LARGE (plan: >= 132 tiles), or 128 x 128.
+        "mosaic": {"mode": "mosaic"},
+        "mosaic_w128": {"mode": "mosaic", "mosaic_width": 128},
+        "mosaic_w128_s2": {"mode": "mosaic", "mosaic_width": 128, "mosaic_stages": 2},
         # float32's LARGE winner at 16 bits (bf16 LARGE ships the older split8 entry, 0.65x on 2026-12-04)
         "split8_sbq64w8_stored_t32x128_w4_16": {"mode": "split", "splits": 8, "stats_bq": 64, "stats_warps": 8,
                                                 "tile_q": 32, "tile_k": 128, "num_warps": 8, "store_scores": True,

@@ -16,6 +16,14 @@ second one owns a ("tile_q", "tile_k") output tile, merges the few partial stats
 stores exp2(s - M) / L, so the N*N store runs over N*N / tile programs. In "split" mode
 "store_scores" makes the first call also write its float32 scores, which the second reads instead
 of recomputing q.k (XLA's gemm + softmax split); "stats_bq", "stats_warps" tile the first call.
+"mode" "mosaic" (Hopper only) is XLA's split on faster kernels: the Mosaic GPU matmul
+(kernels/mosaic_matmul.py) writes the float32 base-2 scores, k being already the K-major operand
+TF32 wgmma reads (no packing pass) and the scale applied in its epilogue, then a row pass
+(kernels/rowwise.map_rows) turns each row into probabilities with exp2. wgmma truncates float32
+q and k to TF32 where the Triton modes round q to nearest; the scores' relative error stays
+within 2^-10, far inside the matmul class's bound. Tunables "mosaic_bm", "mosaic_width",
+"mosaic_stages" (tiled_matmul.mosaic) tile the matmul; the row pass reads its own under
+"qk_softmax_rows".
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/; LARGE float32 from 2026-12-03-h200-tuning2/) sets these
@@ -32,7 +40,9 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_matmul, rowwise
 from pallasbench.kernels import online_attention as ac
+from pallasbench.kernels.fused_matmul_mosaic import mosaic_config
 from pallasbench.task import stress, tuning
 
 NAME = "qk_softmax"
@@ -199,6 +209,33 @@ def _split_kernel(q, k, *, n, dp, scale, warps, stages):
     )(*args)
 
 
+def _mosaic_kernel(q, k, *, n, scale):
+    """The Mosaic GPU scores, then exp2 row softmax (mode "mosaic")."""
+    mosaic_matmul.refuse_interpret_mode(NAME)
+    cfg = mosaic_config(n, n, 1, q.dtype.itemsize, functools.partial(tuning.choice, NAME))
+    scores = mosaic_matmul.matmul(q, k, lambda s: s * scale, packed=True, config=cfg,
+                                  out_dtype=jnp.float32, name=f"{NAME}_scores")
+    return rowwise.map_rows(scores, _softmax2_whole, _softmax2_tiled, other=-jnp.inf,
+                            out_dtype=q.dtype, name=f"{NAME}_rows")
+
+
+def _softmax2_whole(s, block):
+    e = jnp.exp2(s - jnp.max(s, axis=1, keepdims=True))
+    return e * (1.0 / jnp.sum(e, axis=1, keepdims=True))
+
+
+def _softmax2_tiled(block):
+    def step(s, col0, carry):
+        m, total = carry
+        m_new = jnp.maximum(m, jnp.max(s, axis=1, keepdims=True))
+        return m_new, total * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new), axis=1, keepdims=True)
+
+    m, total = block.fold(step, (jnp.full((block.br, 1), -jnp.inf, jnp.float32),
+                                 jnp.zeros((block.br, 1), jnp.float32)))
+    inv = 1.0 / total
+    block.write(lambda s: jnp.exp2(s - m) * inv)
+
+
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
 TUNED = tuning.Tuned(
     gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
@@ -225,6 +262,8 @@ def kernel(q, k):
     scale = math.log2(math.e) / math.sqrt(d)
     warps, stages = tuning.choice(NAME, "num_warps", 4), tuning.choice(NAME, "num_stages", 2)
     mode = tuning.choice(NAME, "mode", "two_pass")
+    if mode == "mosaic":
+        return _mosaic_kernel(q, k, n=n, scale=scale)
     if mode == "split":
         return _split_kernel(q, k, n=n, dp=dp, scale=scale, warps=warps, stages=stages)
     bq = min(tuning.choice(NAME, "bq", BLOCK_Q), n)

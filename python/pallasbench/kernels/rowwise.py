@@ -111,12 +111,12 @@ def online_max_sum(block: RowBlock):
                              jnp.zeros((block.br, 1), jnp.float32)))
 
 
-def map_rows(x, whole, tiled, *, other, name=None):
-    """x (rows, cols) -> an array like it, computed row by row in one pallas_call.
+def map_rows(x, whole, tiled, *, other, out_dtype=None, name=None):
+    """x (rows, cols) -> an array of its shape, computed row by row in one pallas_call.
 
     whole(x, block) -> out: x the (br, bc) float32 tile of whole rows, when a row fits TILE
     elements. tiled(block): otherwise; folds over block's (float32) column tiles, then
-    block.write(fn). The output has x's dtype.
+    block.write(fn). The output has x's dtype unless out_dtype is given.
     """
     rows, cols = x.shape
     br, bc, width, tiles = row_plan(x, name)
@@ -128,7 +128,7 @@ def map_rows(x, whole, tiled, *, other, name=None):
     spec = pl.BlockSpec((br, bc), lambda i: (i, 0))
     return pl.pallas_call(
         body,
-        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        out_shape=jax.ShapeDtypeStruct(x.shape, out_dtype or x.dtype),
         grid=(tl.cdiv(rows, br),),
         in_specs=[spec],
         out_specs=spec,
