@@ -82,7 +82,7 @@ def test_shipped_tables_exist_for_the_probed_tasks():
 @pytest.mark.parametrize("task", _tuned_tasks())
 def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
     """Each (size, dtype) entry of the task's TUNED table keeps Triton's block rules, lowers for
-    CUDA to the backend it names (Triton, or Mosaic GPU for a "*backend" of "mosaic"), and every value in
+    CUDA to the backend it names (Triton, or Mosaic GPU for a "*backend" or "mode" of "mosaic"), and every value in
     it is read by the kernel (tuned_kernel raises otherwise)."""
     from pallasbench.task import blocks
     from pallasbench.worker import interpret, jaxpr_info
@@ -102,8 +102,10 @@ def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
                     if space != "any":
                         blocks.check_block(f"{task}/{size}/{dtype}", block)
             text = lowered.as_text()
-            # "backend", or a task's own key for part of its kernels ("proj_backend")
-            if any(key.endswith("backend") and value == "mosaic" for key, value in by_dtype[dtype].items()):
+            # "backend", a task's own key for part of its kernels ("proj_backend"), or a mode
+            # (qk_softmax's "mosaic")
+            if any((key.endswith("backend") or key == "mode") and value == "mosaic"
+                   for key, value in by_dtype[dtype].items()):
                 assert "mosaic_gpu" in text, f"{task} {size} {dtype}: no Mosaic GPU kernel"
             else:
                 assert "__gpu$xla.gpu.triton" in text and "mosaic_gpu" not in text, \
