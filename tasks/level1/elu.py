@@ -40,7 +40,7 @@ def _elu_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_elu_body, x)
+    return elementwise.map_blocks(_elu_body, x, name=NAME)
 
 
 def flops(shapes):

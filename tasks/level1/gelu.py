@@ -46,7 +46,7 @@ def _gelu_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_gelu_body, x)
+    return elementwise.map_blocks(_gelu_body, x, name=NAME)
 
 
 def flops(shapes):

@@ -38,7 +38,7 @@ def _log_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_log_body, x)
+    return elementwise.map_blocks(_log_body, x, name=NAME)
 
 
 def flops(shapes):

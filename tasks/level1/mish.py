@@ -45,7 +45,7 @@ def _mish_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_mish_body, x)
+    return elementwise.map_blocks(_mish_body, x, name=NAME)
 
 
 def flops(shapes):

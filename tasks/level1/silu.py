@@ -41,7 +41,7 @@ def _silu_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_silu_body, x)
+    return elementwise.map_blocks(_silu_body, x, name=NAME)
 
 
 def flops(shapes):

@@ -41,7 +41,7 @@ def _softplus_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_softplus_body, x)
+    return elementwise.map_blocks(_softplus_body, x, name=NAME)
 
 
 def flops(shapes):

@@ -39,7 +39,7 @@ def _tanh_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_tanh_body, x)
+    return elementwise.map_blocks(_tanh_body, x, name=NAME)
 
 
 def flops(shapes):
