@@ -37,7 +37,7 @@ def _clamp_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_clamp_body, x, name=NAME)
+    return elementwise.map_blocks(_clamp_body, x, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -38,7 +38,7 @@ def _exp_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_exp_body, x, name=NAME)
+    return elementwise.map_blocks(_exp_body, x, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -40,7 +40,7 @@ def _hardswish_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_hardswish_body, x, name=NAME)
+    return elementwise.map_blocks(_hardswish_body, x, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -39,7 +39,7 @@ def _leaky_relu_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_leaky_relu_body, x, name=NAME)
+    return elementwise.map_blocks(_leaky_relu_body, x, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -39,7 +39,7 @@ def _multiply_body(x_ref, y_ref, o_ref):
 
 
 def kernel(x, y):
-    return elementwise.map_blocks(_multiply_body, x, y, name=NAME)
+    return elementwise.map_blocks(_multiply_body, x, y, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -40,7 +40,7 @@ def _rsqrt_body(x_ref, o_ref):
 
 
 def kernel(x):
-    return elementwise.map_blocks(_rsqrt_body, x, name=NAME)
+    return elementwise.map_blocks(_rsqrt_body, x, stream=True, name=NAME)
 
 
 def flops(shapes):

@@ -6,10 +6,14 @@ KB, 8K float32 elements, so 8 warps give each thread 32 elements (eight 16-byte 
 many bytes in flight per SM without spilling registers. At bfloat16/float16 the same bytes are
 16K elements (64 a thread).
 
-Arrays of at least STREAM_MIN_BYTES (the LARGE shapes) take STREAM_BLOCK_BYTES blocks instead:
-fewer, longer programs, 32 16-byte loads a thread at 8 warps. On the H200 at LARGE float32
-(bench/results/2026-12-04-h200-3, call 2) 128 KB blocks moved relu 0.92 -> 0.96x XLA, add 0.96 ->
-0.99x, exp 0.93 -> 0.96x (XLA's loop fusions run at the copy ceiling; 32 KB blocks at ~92% of it).
+Bodies of a few instructions an element (`stream=True`: relu, add, exp...) take STREAM_BLOCK_BYTES
+blocks instead for arrays of at least STREAM_MIN_BYTES (the LARGE shapes): fewer, longer
+programs, 32 16-byte loads a thread at 8 warps. On the H200 at LARGE float32 (bench/results/
+2026-12-04-h200-3, call 2) 128 KB blocks moved relu 0.92 -> 0.96x XLA, add 0.96 -> 0.99x, exp
+0.93 -> 0.96x (XLA's loop fusions run at the copy ceiling; 32 KB blocks at ~92% of it). Longer
+bodies lose with them (call 3, every elementwise task on 128 KB blocks: gelu 0.93 -> 0.75x, elu
+0.97 -> 0.74x, softplus 1.00 -> 0.78x, fused_gelu_bias 0.97 -> 0.68x): ~155 registers a thread,
+one 8-warp program an SM, too few warps to hide their arithmetic's latency.
 
 Tunable under the task's `name` (pallasbench.task.tuning): "block_bytes" (the budget above),
 "max_cols" (a narrower column extent: more, shorter blocks), "num_warps". At 16-bit dtypes the
@@ -33,26 +37,28 @@ STREAM_BLOCK_BYTES = 128 * 1024
 STREAM_MIN_BYTES = 2048 * STREAM_BLOCK_BYTES
 
 
-def block_bytes(x) -> int:
-    """The default block budget for x: STREAM_BLOCK_BYTES for arrays of at least STREAM_MIN_BYTES,
-    else the suite's shared tl.DEFAULT_BLOCK_BYTES."""
-    return STREAM_BLOCK_BYTES if x.size * x.dtype.itemsize >= STREAM_MIN_BYTES else tl.DEFAULT_BLOCK_BYTES
+def block_bytes(x, stream: bool = False) -> int:
+    """The default block budget for x: STREAM_BLOCK_BYTES for a streaming body (`stream`) over an
+    array of at least STREAM_MIN_BYTES, else the suite's shared tl.DEFAULT_BLOCK_BYTES."""
+    big = x.size * x.dtype.itemsize >= STREAM_MIN_BYTES
+    return STREAM_BLOCK_BYTES if stream and big else tl.DEFAULT_BLOCK_BYTES
 
 
 def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out_dtype=None,
-               name=None):
+               stream: bool = False, name=None):
     """body(*in_refs, o_ref) over (br, bc) blocks of the first operand; the output has its shape
     and dtype (out_dtype when given).
 
     Operands are (rows, cols) matrices, blocked alike, or (cols,) vectors broadcast down the rows
     (a bias), of which each program gets its (bc,) slice. The Triton lowering does not mask edge
     blocks, so a block that does not divide the array is refused (tl.block_2d) unless pad_edges:
-    then the operands are zero-padded to whole blocks and the result sliced back.
+    then the operands are zero-padded to whole blocks and the result sliced back. `stream`: the
+    body is a few instructions an element (see STREAM_BLOCK_BYTES).
     """
     x = operands[0]
     rows, cols = x.shape
     br, bc = tl.block_2d(x.shape, x.dtype.itemsize,
-                         tuning.choice(name, "block_bytes", block_bytes(x)),
+                         tuning.choice(name, "block_bytes", block_bytes(x, stream)),
                          max_cols=tuning.choice(name, "max_cols", None), allow_ragged=pad_edges)
     prows, pcols = tl.cdiv(rows, br) * br, tl.cdiv(cols, bc) * bc
     if (prows, pcols) != (rows, cols):  # only with pad_edges: block_2d refuses it otherwise
