@@ -30,6 +30,13 @@ VARIANTS = {
         "t128_k16_w8_s4": {"tile": 128, "tile_k": 16, "num_warps": 8, "num_stages": 4},
         "t64_k32_w4_s3": {"tile": 64, "tile_k": 32, "num_warps": 4, "num_stages": 3},
         "t64_k32_w8_s3": {"tile": 64, "tile_k": 32, "num_warps": 8, "num_stages": 3},
+        # float32: the operand split in a pass of its own (TF32-exact tiles into the three dots)
+        "pass_t128_k16_w8_s4": {"split": "pass", "tile": 128, "tile_k": 16, "num_warps": 8, "num_stages": 4,
+                                "_dtypes": ["float32"]},
+        "pass_t128_k32_w8_s3": {"split": "pass", "tile": 128, "tile_k": 32, "num_warps": 8, "num_stages": 3,
+                                "_dtypes": ["float32"]},
+        "pass_t64_k64_w8_s2": {"split": "pass", "tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2,
+                               "_dtypes": ["float32"]},
     },
     "pwm_scan": {
         "inside": {"weights": "inside"},

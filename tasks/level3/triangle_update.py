@@ -14,6 +14,10 @@ allows TF32, though the docstring's LARGE bound may fail) or 3 (the split above)
 "strided", which skips both transposes: the kernel reads pair[i, k, c] and writes out[i, j, c]
 in place with a stride of C elements (each channel's program still owns a (T, T) tile; the
 channels' programs together cover every byte of the rows they touch, so L2 absorbs the stride).
+"split" (float32, three passes, channel-major): "registers" (the default) splits each operand
+tile in the loop; "pass" computes the masked pair's TF32 head and tail once, in a Pallas pass of
+their own (two channel-major arrays), so the contraction loop loads TF32-exact tiles straight
+into its three dots, with no masking or bit arithmetic between the loads and the tensor cores.
 
 Shipped configuration: the TUNED table below sets these choices at the task's MEDIUM and LARGE
 shapes per dtype (float16 takes bfloat16's); any other shape takes the defaults in `kernel`.
@@ -95,6 +99,45 @@ def _body(p_ref, m_ref, o_ref, *, tile, tile_k, n, passes, strided):
     o_ref[...] = (residual + u).astype(o_ref.dtype)
 
 
+def _split_pass_body(p_ref, m_ref, hi_ref, lo_ref):
+    """The masked pair's TF32 head and tail, one (rows, cols) block of one channel."""
+    hi_ref[...], lo_ref[...] = _split_tf32(p_ref[...] * m_ref[...])
+
+
+def _split_pass(pair_t, mask, tile):
+    """(head, tail) of pair_t * mask, channel-major like pair_t: head + tail == pair_t * mask."""
+    channels, n, _ = pair_t.shape
+    rows = min(32, tile)
+    block = pl.BlockSpec((None, rows, tile), lambda c, i, j: (c, i, j))
+    return pl.pallas_call(
+        _split_pass_body,
+        out_shape=[jax.ShapeDtypeStruct(pair_t.shape, jnp.float32)] * 2,
+        grid=(channels, n // rows, n // tile),
+        in_specs=[block, pl.BlockSpec((rows, tile), lambda c, i, j: (i, j))],
+        out_specs=[block, block],
+        compiler_params=tl.triton_params(num_warps=4, num_stages=1),
+        name=NAME + "_split",
+    )(pair_t, mask)
+
+
+def _presplit_body(hi_ref, lo_ref, p_ref, o_ref, *, tile, tile_k, n):
+    """_body's contraction on the split pass's TF32-exact heads and tails."""
+    c = pl.program_id(0)
+    i0 = pl.multiple_of(pl.program_id(1) * tile, tile)
+    j0 = pl.multiple_of(pl.program_id(2) * tile, tile)
+
+    def step(kt, acc):
+        k0 = pl.multiple_of(kt * tile_k, tile_k)
+        rows, ks, cols = pl.ds(i0, tile), pl.ds(k0, tile_k), pl.ds(j0, tile)
+        a_hi, a_lo = hi_ref[c, rows, ks], lo_ref[c, rows, ks]
+        b_hi, b_lo = hi_ref[c, ks, cols], lo_ref[c, ks, cols]
+        acc += _dot(a_lo, b_hi) + _dot(a_hi, b_lo)  # small terms first, as _body
+        return acc + _dot(a_hi, b_hi)
+
+    u = jax.lax.fori_loop(0, n // tile_k, step, jnp.zeros((tile, tile), jnp.float32))
+    o_ref[...] = (p_ref[...].astype(jnp.float32) + u).astype(o_ref.dtype)
+
+
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-04-h200-2, call 1): 128 x 128
 # output tiles at LARGE (HGMMA m64n128 where 64 x 64 tiles ran m64n32), 64 x 64 one-step tiles at
 # MEDIUM (N = 64: one program per channel). us, shipped -> chosen (XLA): float32 MEDIUM 8.9 -> 7.7
@@ -131,18 +174,27 @@ def kernel(pair, mask):
         out_shape, out_block = (n_pad, n_pad, channels), pl.BlockSpec((tile, tile, None), lambda c, i, j: (i, j, c))
     else:
         out_shape, out_block = (channels, n_pad, n_pad), pl.BlockSpec((None, tile, tile), lambda c, i, j: (c, i, j))
-    body = functools.partial(_body, tile=tile, tile_k=tile_k, n=n_pad, passes=tuning.choice(NAME, "passes", 3),
-                             strided=strided)
+    passes = tuning.choice(NAME, "passes", 3)
+    body = functools.partial(_body, tile=tile, tile_k=tile_k, n=n_pad, passes=passes, strided=strided)
+    operands, in_specs = (pair_t, mask), [pl.BlockSpec(memory_space=pl.ANY)] * 2
+    if tuning.choice(NAME, "split", "registers") == "pass":
+        if strided or passes != 3 or pair.dtype != jnp.float32:
+            raise ValueError(f"{NAME}: split 'pass' takes float32 pair, three passes and the channel-major "
+                             f"layout (got {pair.dtype}, passes={passes}, strided={strided})")
+        body = functools.partial(_presplit_body, tile=tile, tile_k=tile_k, n=n_pad)
+        operands = (*_split_pass(pair_t, mask, tile), pair_t)
+        in_specs = [pl.BlockSpec(memory_space=pl.ANY)] * 2 + [out_block]
     out = pl.pallas_call(
         body,
         out_shape=jax.ShapeDtypeStruct(out_shape, pair.dtype),
         grid=(channels, n_pad // tile, n_pad // tile),
-        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)],
+        in_specs=in_specs,
         out_specs=out_block,
         compiler_params=tl.triton_params(
             num_warps=tuning.choice(NAME, "num_warps", 8 if tile == 64 else 4),
             num_stages=tuning.choice(NAME, "num_stages", 2)),
-    )(pair_t, mask)
+        name=NAME,
+    )(*operands)
     if strided:
         return out if n_pad == n else out[:n, :n]
     if n_pad != n:
