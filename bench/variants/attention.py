@@ -43,6 +43,12 @@ VARIANTS = {
         "mosaic": {"mode": "mosaic"},
         "mosaic_w128": {"mode": "mosaic", "mosaic_width": 128},
         "mosaic_w128_s2": {"mode": "mosaic", "mosaic_width": 128, "mosaic_stages": 2},
+        # LARGE: the Mosaic scores 4.0 us (cuBLAS 6.0), the row pass 3.3 us (XLA's softmax 2.9):
+        # 8 rows a program (128 programs of 8 warps); 4 rows, or 4 warps.
+        "mosaic_s2": {"mode": "mosaic", "mosaic_stages": 2},
+        "mosaic_rows_b16k": {"mode": "mosaic", "rows_block_bytes": 16 * 1024},
+        "mosaic_rows_w4": {"mode": "mosaic", "rows_num_warps": 4},
+        "mosaic_rows_b16k_w4": {"mode": "mosaic", "rows_block_bytes": 16 * 1024, "rows_num_warps": 4},
         # float32's LARGE winner at 16 bits (bf16 LARGE ships the older split8 entry, 0.65x on 2026-12-04)
         "split8_sbq64w8_stored_t32x128_w4_16": {"mode": "split", "splits": 8, "stats_bq": 64, "stats_warps": 8,
                                                 "tile_q": 32, "tile_k": 128, "num_warps": 8, "store_scores": True,

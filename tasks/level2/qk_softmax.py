@@ -22,8 +22,8 @@ TF32 wgmma reads (no packing pass) and the scale applied in its epilogue, then a
 (kernels/rowwise.map_rows) turns each row into probabilities with exp2. wgmma truncates float32
 q and k to TF32 where the Triton modes round q to nearest; the scores' relative error stays
 within 2^-10, far inside the matmul class's bound. Tunables "mosaic_bm", "mosaic_width",
-"mosaic_stages" (tiled_matmul.mosaic) tile the matmul; the row pass reads its own under
-"qk_softmax_rows".
+"mosaic_stages" (tiled_matmul.mosaic) tile the matmul; "rows_block_bytes" and
+"rows_num_warps" set the row pass's (kernels.rowwise) launch.
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/; LARGE from 2026-12-04-h200-3/) sets these
@@ -215,8 +215,12 @@ def _mosaic_kernel(q, k, *, n, scale):
     cfg = mosaic_config(n, n, 1, q.dtype.itemsize, functools.partial(tuning.choice, NAME))
     scores = mosaic_matmul.matmul(q, k, lambda s: s * scale, packed=True, config=cfg,
                                   out_dtype=jnp.float32, name=f"{NAME}_scores")
-    return rowwise.map_rows(scores, _softmax2_whole, _softmax2_tiled, other=-jnp.inf,
-                            out_dtype=q.dtype, name=f"{NAME}_rows")
+    # The row pass's launch keys, tunable here as "rows_block_bytes" and "rows_num_warps".
+    rows = {key: value for key in ("block_bytes", "num_warps")
+            if (value := tuning.choice(NAME, "rows_" + key, None)) is not None}
+    with tuning.variant(f"{NAME}_rows", **rows):
+        return rowwise.map_rows(scores, _softmax2_whole, _softmax2_tiled, other=-jnp.inf,
+                                out_dtype=q.dtype, name=f"{NAME}_rows")
 
 
 def _softmax2_whole(s, block):
