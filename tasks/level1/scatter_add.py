@@ -17,9 +17,8 @@ partial sums inside it. On the H200, bench/scatter_add_degenerate.py (2026-12-04
 found both within the harness's scaled bound over 6 fresh seeds each (worst 0.31 of it for the
 chain, 0.27 for 32 rows a program), so those harness failures are not fully explained by the
 chain's rounding alone. ROWS = 32 keeps the shorter chain at LARGE for 9% of its time (the H200:
-rows=4 runs the random-id case in 94.9 us, 32 rows in 103.5; XLA 63.1).
-Duplicate ids are correct in every execution mode (Triton's atomics
-handle them; so does interpret mode).
+rows=4 runs the random-id case in 94.9 us, 32 rows in 103.5; XLA 63.1). Duplicate ids are
+correct in every execution mode (Triton's atomics handle them; so does interpret mode).
 The sums are float32 at every dtype: bfloat16/float16 updates are widened before they are summed
 into a float32 buffer, which a second pallas_call rounds once to the updates' dtype (16-bit
 atomics would round every partial sum: a degenerate id list, all rows into one, drifts by
