@@ -29,6 +29,9 @@ TF32), the weights packed K-major by one pass each (wq, wk, wv side by side), th
 per-column vector in the kernel's bias slot, relu in the ffn's epilogue and its residual a pass of
 its own; q, k and v are slices of the one qkv product. Hopper only (refused in interpret mode).
 
+"qkv_views" (with "proj_backend" "mosaic"): the attention reads q, k and v as column blocks of
+the projection's [q | k | v] output instead of XLA slices of it.
+
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
 bench/results/2026-12-03-h200-kernels/; LARGE float32 from 2026-12-03-h200-tuning2/) sets these
 choices at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other
@@ -213,14 +216,14 @@ def _mosaic_projection(xn, weights, epilogue, *, bias=None, name):
 
 
 def _mosaic_qkv(x, wq, wk, wv, q_scale):
-    """q, k, v as the Triton kernel writes them (q times the base-2 softmax scale, all three
-    rounded to nearest TF32), from one Mosaic matmul of rmsnorm(x) by [wq | wk | wv]: the scale
-    is a per-column vector in the bias slot."""
+    """[q | k | v], (seq, 3 * d_head), as the Triton kernel writes them (q times the base-2
+    softmax scale, all three rounded to nearest TF32), from one Mosaic matmul of rmsnorm(x) by
+    [wq | wk | wv]: the scale is a per-column vector in the bias slot."""
     dp = wq.shape[1]
     scale = jnp.concatenate([jnp.full((dp,), q_scale, jnp.float32), jnp.ones((2 * dp,), jnp.float32)])
     qkv = _mosaic_projection(_normed(x, f"{NAME}_rmsnorm_x"), [wq, wk, wv],
                              lambda y, s: round_tf32(y * s), bias=scale, name=f"{NAME}_qkv_mosaic")
-    return qkv[:, :dp], qkv[:, dp:2 * dp], qkv[:, 2 * dp:]
+    return qkv
 
 
 def _residual_body(h_ref, r_ref, o_ref):
@@ -278,8 +281,16 @@ def kernel(x, wq, wk, wv, wo, wff):
     qkv_tile = pl.BlockSpec((bm, bn), lambda i, j: (i, j))
     # "proj_backend" "mosaic" (float32 only): both projections on the Mosaic GPU matmul.
     mosaic = x.dtype == f32 and tuning.choice(NAME, "proj_backend", "triton") == "mosaic"
+    # Where the attention reads q, k and v: three arrays, or (qkv_views) three column blocks of
+    # the Mosaic projection's [q | k | v], with no XLA slices copying them out first.
+    cols = (0, 0, 0)
     if mosaic:
-        q, k, v = _mosaic_qkv(x, wq, wk, wv, ac.LOG2E / math.sqrt(d))
+        qkv = _mosaic_qkv(x, wq, wk, wv, ac.LOG2E / math.sqrt(d))
+        if tuning.choice(NAME, "qkv_views", False):
+            q = k = v = qkv
+            cols = (0, 1, 2)
+        else:
+            q, k, v = qkv[:, :dp], qkv[:, dp:2 * dp], qkv[:, 2 * dp:]
     else:
         q, k, v = pl.pallas_call(
             functools.partial(_qkv_body, bk=bk, q_scale=ac.LOG2E / math.sqrt(d), precision=precision),
@@ -301,6 +312,9 @@ def kernel(x, wq, wk, wv, wo, wff):
     q_rows = pl.BlockSpec((bq, width // splits), lambda i, c: (i, c))
     params = tl.triton_params(num_warps=warps, num_stages=stages)
     any_ = pl.BlockSpec(memory_space=pl.ANY)
+    # k and v whole (the loops load their tiles): the raw arrays, or their column block of qkv.
+    k_all, v_all = ((any_, any_) if cols == (0, 0, 0) else
+                    [pl.BlockSpec((seq, dp), lambda i, s, c=c: (0, c)) for c in cols[1:]])
     # kv_splits > 1: the keys split over that many programs per query block (a first call writes
     # each split's running state), the merge fused into the projection call below.
     kv_splits = min(tuning.choice(NAME, "kv_splits", 1), seq // bkv)
@@ -310,7 +324,7 @@ def kernel(x, wq, wk, wv, wo, wff):
             functools.partial(_partial_body, bk=bkv, tiles=seq // bkv // kv_splits, precision=precision),
             out_shape=[part(seq, dp), part(seq), part(seq)],
             grid=(seq // bq, kv_splits),
-            in_specs=[pl.BlockSpec((bq, dp), lambda i, s: (i, 0)), any_, any_],
+            in_specs=[pl.BlockSpec((bq, dp), lambda i, s: (i, cols[0])), k_all, v_all],
             out_specs=[pl.BlockSpec((None, bq, dp), lambda i, s: (s, i, 0)),
                        *[pl.BlockSpec((None, bq), lambda i, s: (s, i))] * 2],
             compiler_params=params,
@@ -323,7 +337,7 @@ def kernel(x, wq, wk, wv, wo, wff):
     else:
         body = functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision)
         args = (q, k, v, x, wo)
-        in_specs = [pl.BlockSpec((bq, dp), lambda i, c: (i, 0)), any_, any_, q_rows, any_]
+        in_specs = [pl.BlockSpec((bq, dp), lambda i, c: (i, cols[0])), k_all, v_all, q_rows, any_]
     h = pl.pallas_call(
         body,
         out_shape=jax.ShapeDtypeStruct((seq, width), f32),
