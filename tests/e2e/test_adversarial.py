@@ -188,13 +188,15 @@ def accepted(case) -> bool:
 
 
 def evaluate_corpus(env, folder, cases, *flags):
-    """Every case's record, from one `eval --batch` of the cases (one JSON line a case): each
-    candidate in a tracer of its own, the lanes' executors and reference processes serving them
-    all. The exit code is 1 (some candidates fail), and each record names its request."""
+    """Every case's record, from one `eval --batch` of the cases (one JSON line a case, and the
+    records file folder/out/records.jsonl): each candidate in a tracer of its own, the lanes'
+    executors and reference processes serving them all. The exit code is 1 (some candidates
+    fail), and each record names its request."""
     batch = folder / "requests.jsonl"
     batch.write_text("".join(json.dumps({"id": case[0], "task": case[1], "path": str(ADVERSARIAL / case[0])}) + "\n"
                              for case in cases))
-    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--json", *flags, timeout=1800)
+    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--json", "--out", folder / "out",
+                     *flags, timeout=1800)
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) == len(cases), result.stderr[-3000:]
     assert result.returncode == 1, result.stderr[-3000:]
@@ -206,8 +208,13 @@ def evaluate_corpus(env, folder, cases, *flags):
 
 
 @pytest.fixture(scope="module")
-def records(env, tmp_path_factory):
-    return evaluate_corpus(env, tmp_path_factory.mktemp("corpus"), CASES)
+def corpus_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("corpus")
+
+
+@pytest.fixture(scope="module")
+def records(env, corpus_folder):
+    return evaluate_corpus(env, corpus_folder, CASES)
 
 
 @pytest.fixture(scope="module")
@@ -258,18 +265,16 @@ def check_verdict(record, candidate, task, status, robust, failing):
         assert task_stress and all(s["passed"] for s in task_stress), task_stress
 
 
-def test_descriptor_writes_from_the_candidate_reach_nothing(env, tmp_path):
-    """relu_fd_writes.py writes a forged record into every descriptor it finds: the tracer has
-    none but its pipes, so the records file holds exactly the harness's one record, and the
-    forged line in its own reply channel is refused."""
-    out = tmp_path / "run"
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", ADVERSARIAL / "relu_fd_writes.py",
-                     "--device", "cpu", "--no-timing", "--out", out, timeout=600)
-    assert result.returncode == 1, result.stderr
-    lines = (out / "records.jsonl").read_text().splitlines()
-    assert len(lines) == 1
-    record = json.loads(lines[0])
-    assert "forged" not in record and record["uuid"]  # the harness's record, not the candidate's line
+def test_descriptor_writes_from_the_candidate_reach_nothing(records, corpus_folder):
+    """relu_fd_writes.py (one of the corpus's batch) writes a forged record into every descriptor
+    it finds: the tracer has none but its pipes, so the records file holds exactly the harness's
+    records, one a case, and the forged line in its own reply channel is refused."""
+    lines = (corpus_folder / "out" / "records.jsonl").read_text().splitlines()
+    assert len(lines) == len(CASES)
+    written = [json.loads(line) for line in lines]
+    assert all("forged" not in r and r["uuid"] for r in written)  # the harness's records, not the candidate's line
+    assert sorted(r["request_id"] for r in written) == sorted(records)
+    record = records["relu_fd_writes.py"]
     assert record["status"] == "crashed" and "does not match request" in record["error"]["message"]
 
 

@@ -70,55 +70,59 @@ def test_report_skips_a_cut_last_line(env, tmp_path):
     assert f"records.jsonl:{whole.count(chr(10)) + 1}: the last line was cut short" in result.stderr
 
 
-def test_non_utf8_stderr_stays_a_candidate_failure(env):
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_bad_bytes.py", "--device", "cpu",
-                     "--no-timing", "--json")
+@pytest.fixture(scope="module")
+def records_by_candidate(env, tmp_path_factory):
+    """One `eval` of the candidates whose bytes the harness must take as Python would (or refuse
+    unread), and of one that crashes its tracer: each candidate in a tracer of its own, as in an
+    eval of it alone, at the cost of one harness start-up instead of five. --max-source-bytes 2048
+    caps them all: only relu_big.py is over it. The exit code is 1 (some candidates fail)."""
+    folder = tmp_path_factory.mktemp("candidates")
+    big = folder / "relu_big.py"
+    big.write_text((CANDIDATES / "relu_good.py").read_text() + "#" * 3000 + "\n")
+    bad = folder / "relu_bad_coding.py"
+    bad.write_bytes(b"# -*- coding: ascii -*-\nNAME = 'r\xe9lu'\n" + (CANDIDATES / "relu_good.py").read_bytes())
+    files = [CANDIDATES / "relu_bad_bytes.py", CANDIDATES / "relu_latin1.py", CANDIDATES / "relu_aborts.py", big, bad]
+    result = run_cli(env, "eval", "--task", "relu", "--candidates", *files, "--device", "cpu", "--no-timing", "--json",
+                     "--max-source-bytes", "2048")
     assert result.returncode == 1, result.stderr
-    record = json.loads(result.stdout)
+    records = {Path(r["candidate"]["path"]).name: r for r in map(json.loads, result.stdout.splitlines())}
+    assert sorted(records) == sorted(f.name for f in files)
+    return records
+
+
+def test_non_utf8_stderr_stays_a_candidate_failure(records_by_candidate):
+    record = records_by_candidate["relu_bad_bytes.py"]
     assert record["status"] == "compile_error"
     assert "bad bytes \ufffd in the message" in record["error"]["message"]
     assert "garbage \ufffd\ufffd\ufffd not utf-8" in record["stderr_tail"]
     assert "Traceback (most recent call last)" in record["error"]["traceback"]
 
 
-def test_latin1_source_is_read_as_python_reads_it(env):
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_latin1.py", "--device", "cpu",
-                     "--no-timing", "--json")
-    assert result.returncode == 0, result.stderr
-    record = json.loads(result.stdout)
+def test_latin1_source_is_read_as_python_reads_it(records_by_candidate):
+    record = records_by_candidate["relu_latin1.py"]
+    assert record["status"] == "ok" and record["result"]["robustness_passed"], record["error"]  # alone: exit 0
     assert 'NAME = "r\u00e9lu"' in record["source_original"]  # decoded as latin-1, not replaced
     assert "\ufffd" not in record["source_original"]
 
 
-def test_oversized_source_is_refused_unread(env, tmp_path):
-    big = tmp_path / "relu_big.py"
-    big.write_text((CANDIDATES / "relu_good.py").read_text() + "#" * 3000 + "\n")
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", big, "--device", "cpu", "--no-timing", "--json",
-                     "--max-source-bytes", "2048")
-    assert result.returncode == 1, result.stderr
-    record = json.loads(result.stdout)
+def test_oversized_source_is_refused_unread(records_by_candidate):
+    record = records_by_candidate["relu_big.py"]
     assert record["status"] == "compile_error"
     assert "over the limit of 2048 (--max-source-bytes): refused unread" in record["error"]["message"]
     assert record["source_original"] == ""
 
 
-def test_source_that_does_not_decode_is_refused_as_python_would(env, tmp_path):
+def test_source_that_does_not_decode_is_refused_as_python_would(records_by_candidate):
     """Bytes invalid in the declared encoding: Python would raise SyntaxError at import, so the
     harness refuses the file before any of it runs."""
-    bad = tmp_path / "relu_bad_coding.py"
-    bad.write_bytes(b"# -*- coding: ascii -*-\nNAME = 'r\xe9lu'\n" + (CANDIDATES / "relu_good.py").read_bytes())
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", bad, "--device", "cpu", "--no-timing", "--json")
-    assert result.returncode == 1, result.stderr
-    record = json.loads(result.stdout)
+    record = records_by_candidate["relu_bad_coding.py"]
     assert record["status"] == "compile_error"
     assert record["error"]["phase"] == "load"
     assert "relu_bad_coding.py: the source does not decode as ascii" in record["error"]["message"]
 
 
-def test_crash_traceback_names_the_cpp_line(env):
-    result = run_cli(env, "eval", "--task", "relu", "--candidate", CANDIDATES / "relu_aborts.py", "--device", "cpu",
-                     "--no-timing", "--json")
-    record = json.loads(result.stdout)
+def test_crash_traceback_names_the_cpp_line(records_by_candidate):
+    record = records_by_candidate["relu_aborts.py"]
     assert record["status"] == "crashed"
     assert "C++ pallasbench::worker_failure thrown at src/orchestrate/worker.cpp:" in record["error"]["traceback"]
 
