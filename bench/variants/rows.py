@@ -34,8 +34,6 @@ VARIANTS = {
         "plain": {"sum": "plain", **LOW},
         "plain_b16k": {"sum": "plain", "block_bytes": 16 * 1024, **LOW},
         "b16k_w4": {"block_bytes": 16 * 1024, "num_warps": 4},
-        "b64k": {"block_bytes": 64 * 1024},
-        "sigmoid2_mul_b64k": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 64 * 1024},
     },
     # MEDIUM bfloat16: 128 programs (one an SM); one_pass overlaps the two row reductions.
     "layernorm": {
@@ -91,6 +89,8 @@ VARIANTS = {
         "sigmoid2_mul_b16k": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16 * 1024},
         "sigmoid2_mul_w4": {"gelu": "sigmoid_exp2", "scale": "mul", "num_warps": 4},
         "b16k_w4": {"block_bytes": 16 * 1024, "num_warps": 4},
+        "b64k": {"block_bytes": 64 * 1024},
+        "sigmoid2_mul_b64k": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 64 * 1024},
     },
     # Launch shape only: 1024 / 512 programs of 8 warps at float32 / bfloat16.
     "reduce_max": {
