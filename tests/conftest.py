@@ -5,39 +5,45 @@ pytest-xdist (--dist loadfile) hands each worker whole files in collection order
 dtype suite last: one worker ran it alone for a minute while the other idled). The slowest files
 go first, longest first, and the many quick ones fill in at the end, so both workers finish close
 together. The seconds are each file's time on the shared 2-core machine with two workers
-(2026-12-03); they only rank the files, so a stale number costs CI time, never a test. A file not
+(2026-12-05); they only rank the files, so a stale number costs CI time, never a test. A file not
 listed goes after these, in collection order: list a new one that takes more than ~15 s.
 """
+import os
 from pathlib import Path
 
 import pytest
 
+# One OpenBLAS thread a process: the two test workers and the harness processes they start already
+# fill both cores, and idle OpenBLAS threads spin on them.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 TESTS = Path(__file__).resolve().parent
 
 SECONDS = {
-    "e2e/test_run.py": 380,
-    "e2e/test_adversarial.py": 205,
-    "e2e/test_soak.py": 195,
-    "e2e/test_dtype_suite.py": 175,
-    "e2e/test_reliability.py": 140,
-    "python/test_tasks.py": 100,
-    "python/test_attention_variants.py": 75,
+    "e2e/test_run.py": 118,
+    "e2e/test_dtype_suite.py": 101,
+    "python/test_attention_variants.py": 88,
+    "e2e/test_adversarial.py": 76,
+    "python/test_rows_variants.py": 47,
+    "e2e/test_soak.py": 42,
+    "e2e/test_trusted_inputs.py": 41,
+    "e2e/test_reliability.py": 38,
+    "e2e/test_batch.py": 34,
+    "python/test_tasks.py": 28,
     "python/test_tuning.py": 25,
-    "python/test_genomics_variants.py": 18,
-    "python/test_rows_variants.py": 48,
-    "e2e/test_trusted_inputs.py": 90,
-    "e2e/test_shard.py": 55,
-    "e2e/test_api.py": 50,
-    "e2e/test_eval.py": 40,
-    "e2e/test_cli_compile_cache.py": 35,
-    "e2e/test_batch.py": 45,
-    "e2e/test_cli_export.py": 25,
-    "python/test_roles.py": 20,
-    "e2e/test_trace.py": 20,
-    "e2e/test_progress.py": 20,
-    "python/test_compile_cache.py": 20,
-    "e2e/test_html_report.py": 18,
-    "python/test_stress.py": 13,
+    "python/test_mosaic_matmul.py": 25,
+    "e2e/test_eval.py": 24,
+    "e2e/test_shard.py": 23,
+    "e2e/test_api.py": 21,
+    "e2e/test_cli_export.py": 18,
+    "python/test_genomics_variants.py": 15,
+    "e2e/test_cli_compile_cache.py": 14,
+    "e2e/test_host_memory.py": 13,
+    "e2e/test_html_report.py": 10,
+    "python/test_scatter_add.py": 10,
+    "e2e/test_progress.py": 9,
+    "e2e/test_trace.py": 9,
+    "python/test_roles.py": 8,
 }
 
 
