@@ -24,9 +24,13 @@ into a float32 buffer, which a second pallas_call rounds once to the updates' dt
 atomics would round every partial sum: a degenerate id list, all rows into one, drifts by
 percents).
 
-Tunable (pallasbench.task.tuning): "rows" (update rows a program: longer runs merged and fewer
+Tunable (pallasbench.task.tuning): "method" ("atomic", the kernel above, or "sorted": no float
+atomics, a counting sort of the ids and one deterministic float32 sum per output row, in
+pallasbench.kernels.sorted_scatter), "rows" (update rows a program: longer runs merged and fewer
 programs, against less parallelism), "max_cols" (MAX_COLS), "num_warps", "num_stages" (the
-pipelining of the chunk loop's loads).
+pipelining of the chunk loop's loads); for "sorted": "sort_chunk" (ids a counting or placing
+program takes), "segment_rows" (update rows a segment sum gathers at once), "max_cols",
+"num_warps".
 
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py) sets these choices
 at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's unless listed); any
@@ -41,7 +45,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
-from pallasbench.kernels import elementwise, masked
+from pallasbench.kernels import elementwise, masked, sorted_scatter
 from pallasbench.task import tuning
 
 NAME = "scatter_add"
@@ -58,6 +62,8 @@ NUM_ROWS = 1024  # output rows, fixed at every size
 ROWS = 32  # update rows a program: runs of equal ids reach the output as sums of up to 32 rows
 CHUNK = 8  # rows loaded together, then merged in order
 MAX_COLS = 256  # column tile: 4 floats a thread at 2 warps
+SORT_CHUNK = 256  # "sorted": ids a counting or placing program takes
+SEGMENT_ROWS = 32  # "sorted": update rows gathered at once (32 x 256 floats: 64 a thread at 4 warps)
 
 
 def make_inputs(rng, shapes):
@@ -112,6 +118,15 @@ TUNED = tuning.Tuned(
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(updates, idx):
+    method = tuning.choice(NAME, "method", "atomic")
+    if method == "sorted":
+        return sorted_scatter.scatter_add(
+            updates, idx, NUM_ROWS, sort_chunk=tuning.choice(NAME, "sort_chunk", SORT_CHUNK),
+            segment_rows=tuning.choice(NAME, "segment_rows", SEGMENT_ROWS),
+            max_cols=tuning.choice(NAME, "max_cols", MAX_COLS), num_warps=tuning.choice(NAME, "num_warps", 4),
+            name=NAME)
+    if method != "atomic":
+        raise ValueError(f"{NAME}: method={method!r} is neither 'atomic' nor 'sorted'")
     n, d = updates.shape
     rows = tuning.choice(NAME, "rows", ROWS)
     chunk = min(CHUNK, rows)

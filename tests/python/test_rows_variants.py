@@ -20,9 +20,10 @@ from task_avals import task_avals
 
 ROOT = Path(__file__).resolve().parents[2]
 # Keys of a launch shape only: interpret mode ignores warps and runs any block exactly, so
-# variants setting nothing else need no stress run of their own.
+# variants setting nothing else need no stress run of their own (scatter_add's sort_chunk: the
+# sort is stable, so every chunk size gives the same order).
 LAUNCH_KEYS = {"block_bytes", "num_warps", "num_stages", "min_programs", "tile", "rows", "cols",
-               "max_cols"}
+               "max_cols", "sort_chunk"}
 
 
 def _variants():

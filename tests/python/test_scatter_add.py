@@ -6,11 +6,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pallasbench.kernels import sorted_scatter
 from pallasbench.task import registry, tuning
 from pallasbench.worker import interpret
 
 TASK = registry.load("scatter_add")
 N, D = 256, 64
+
+
+def fresh():
+    """The kernel as a new function: jax.jit caches a trace per function, whatever the tuning."""
+    return lambda *xs: TASK.kernel(*xs)
 
 
 def _ids(pattern: str, rng) -> np.ndarray:
@@ -62,5 +68,48 @@ def test_rows_not_a_multiple_of_the_chunk_is_refused():
 def test_lowers_for_cuda_with_one_triton_kernel(rows):
     avals = [jax.ShapeDtypeStruct((32768, 1024), jnp.float32), jax.ShapeDtypeStruct((32768,), jnp.int32)]
     with tuning.variant("scatter_add", rows=rows), interpret.suspended():
-        text = jax.jit(TASK.kernel).trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
+        text = jax.jit(fresh()).trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
     assert text.count("__gpu$xla.gpu.triton") == 1
+
+
+# The "sorted" method: a counting sort of the ids, then one float32 sum per output row.
+
+@pytest.mark.parametrize("pattern", ["random", "sorted", "one_id", "alternating", "last_row_new"])
+def test_sorted_method_sums_every_row_into_its_id(pattern):
+    """Against a float64 np.add.at, with 2 sort chunks and groups longer than one gather (one_id):
+    a row placed twice, dropped, or in another id's group is off by O(1)."""
+    rng = np.random.default_rng(5)
+    upd, idx = rng.standard_normal((N, D)).astype(np.float32), _ids(pattern, rng)
+    with tuning.variant("scatter_add", method="sorted", sort_chunk=128, segment_rows=16, max_cols=32):
+        out = np.asarray(TASK.kernel(jnp.asarray(upd), jnp.asarray(idx)))
+    want = np.zeros((TASK.NUM_ROWS, D))
+    np.add.at(want, idx, upd.astype(np.float64))
+    np.testing.assert_allclose(out, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("pattern", ["random", "one_id", "runs_across_chunks"])
+def test_sorted_grouping_is_a_stable_sort(pattern):
+    """bounds and perm against numpy's stable argsort, over 4 chunks of 64 ids with a dropped
+    out-of-range id: a group out of index order (an unstable rank), a shifted chunk offset or a
+    counted out-of-range id fails."""
+    rng = np.random.default_rng(7)
+    idx = _ids(pattern, rng)
+    idx[5] = TASK.NUM_ROWS  # out of the domain: placed nowhere
+    bounds, perm = sorted_scatter.group_rows(jnp.asarray(idx), TASK.NUM_ROWS, sort_chunk=64, num_warps=4,
+                                             name="t")
+    kept = np.flatnonzero(idx < TASK.NUM_ROWS)
+    order = kept[np.argsort(idx[kept], kind="stable")]
+    np.testing.assert_array_equal(np.asarray(perm)[:kept.size], order)
+    np.testing.assert_array_equal(np.asarray(bounds), np.searchsorted(np.sort(idx[kept]), np.arange(TASK.NUM_ROWS + 1)))
+
+
+def test_sorted_method_lowers_for_cuda_with_three_triton_kernels():
+    avals = [jax.ShapeDtypeStruct((32768, 1024), jnp.float32), jax.ShapeDtypeStruct((32768,), jnp.int32)]
+    with tuning.variant("scatter_add", method="sorted"), interpret.suspended():
+        text = jax.jit(fresh()).trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
+    assert text.count("__gpu$xla.gpu.triton") == 3
+
+
+def test_unknown_method_is_refused():
+    with tuning.variant("scatter_add", method="radix"), pytest.raises(ValueError, match="method='radix'"):
+        TASK.kernel(jnp.zeros((64, 8), jnp.float32), jnp.zeros(64, jnp.int32))
