@@ -153,9 +153,7 @@ VARIANTS = {
         # No float atomics: a counting sort of the ids, then one float32 sum per output row
         # (kernels/sorted_scatter.py).
         "sorted": {"method": "sorted"},
-        "sorted_c512": {"method": "sorted", "sort_chunk": 512},
-        "sorted_c128_w8": {"method": "sorted", "sort_chunk": 128, "num_warps": 8},
-        "sorted_seg16_c512": {"method": "sorted", "segment_rows": 16, "max_cols": 512},
+        "sorted_c512_w8": {"method": "sorted", "sort_chunk": 512, "num_warps": 8},
         "sorted_seg64_w8": {"method": "sorted", "segment_rows": 64, "num_warps": 8},
     },
 }
