@@ -6,7 +6,7 @@ dtype suite last: one worker ran it alone for a minute while the other idled). T
 go first, longest first, and the many quick ones fill in at the end, so both workers finish close
 together. The seconds are each file's time on the shared 2-core machine with two workers
 (2026-12-05); they only rank the files, so a stale number costs CI time, never a test. A file not
-listed goes after these, in collection order: list a new one that takes more than ~15 s.
+listed goes after these, in collection order: list a new one that takes more than ~8 s.
 """
 import os
 from pathlib import Path
@@ -20,30 +20,27 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 TESTS = Path(__file__).resolve().parent
 
 SECONDS = {
-    "e2e/test_run.py": 118,
-    "e2e/test_dtype_suite.py": 101,
-    "python/test_attention_variants.py": 88,
-    "e2e/test_adversarial.py": 76,
-    "python/test_rows_variants.py": 47,
-    "e2e/test_soak.py": 42,
-    "e2e/test_trusted_inputs.py": 41,
-    "e2e/test_reliability.py": 38,
-    "e2e/test_batch.py": 34,
-    "python/test_tasks.py": 28,
-    "python/test_tuning.py": 25,
-    "python/test_mosaic_matmul.py": 25,
-    "e2e/test_eval.py": 24,
-    "e2e/test_shard.py": 23,
-    "e2e/test_api.py": 21,
-    "e2e/test_cli_export.py": 18,
-    "python/test_genomics_variants.py": 15,
-    "e2e/test_cli_compile_cache.py": 14,
-    "e2e/test_host_memory.py": 13,
-    "e2e/test_html_report.py": 10,
-    "python/test_scatter_add.py": 10,
-    "e2e/test_progress.py": 9,
-    "e2e/test_trace.py": 9,
-    "python/test_roles.py": 8,
+    "e2e/test_dtype_suite.py": 97,
+    "e2e/test_run.py": 75,
+    "python/test_attention_variants.py": 62,
+    "e2e/test_adversarial.py": 56,
+    "python/test_rows_variants.py": 52,
+    "e2e/test_trusted_inputs.py": 42,
+    "e2e/test_soak.py": 35,
+    "e2e/test_reliability.py": 33,
+    "e2e/test_batch.py": 31,
+    "e2e/test_eval.py": 22,
+    "python/test_tuning.py": 22,
+    "python/test_mosaic_matmul.py": 21,
+    "python/test_tasks.py": 21,
+    "e2e/test_api.py": 16,
+    "e2e/test_shard.py": 16,
+    "e2e/test_cli_export.py": 14,
+    "e2e/test_host_memory.py": 12,
+    "python/test_scatter_add.py": 12,
+    "python/test_genomics_variants.py": 10,
+    "e2e/test_cli_compile_cache.py": 8,
+    "e2e/test_html_report.py": 8,
 }
 
 
