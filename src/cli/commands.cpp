@@ -161,7 +161,12 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   runner r(lanes.evaluators(), plan.writer, recorded, out,
            plan.batch ? record_order::completion : record_order::selection);
   // Measured with every lane's workers up: their own memory is not the evaluations' to share.
-  r.set_memory_budget(memory_budget_bytes(plan.flags.memory_gib, available_host_memory()));
+  // What was available beyond the budget stays free as the run goes on (the live limit).
+  const auto available = available_host_memory();
+  const auto budget = memory_budget_bytes(plan.flags.memory_gib, available);
+  live_memory live;
+  if (budget > 0) live = {[] { return available_host_memory(); }, memory_reserve_bytes(budget, available)};
+  r.set_memory_budget(budget, std::move(live));
   const auto outcome = [&] {
     const trace_step step(tracing, 0, "evaluate");
     return r.run(jobs, config);

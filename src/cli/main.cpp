@@ -72,7 +72,8 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   cmd->add_option("--host-memory", flags.memory_gib,
                   "GiB of host memory the evaluations in flight may hold together, by their estimates (8 bytes a "
                   "byte of the task's byte model): a lane waits for a job that fits (default: 85% of what "
-                  "/proc/meminfo calls available when the run starts; 0: no limit)")
+                  "/proc/meminfo calls available when the run starts; 0: no limit). At each job the "
+                  "estimates must also fit in what is available then, less what the budget left out")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gpus", flags.gpus,
                   "the GPUs the lanes are spread over, round robin: all, or indices such as 0,1 (counted in "

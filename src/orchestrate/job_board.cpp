@@ -4,6 +4,11 @@
 #include <iterator>
 
 namespace pallasbench {
+namespace {
+
+constexpr auto k_live_memory_poll = std::chrono::milliseconds(500);
+
+}  // namespace
 
 std::uint64_t job_board::bytes_of(std::size_t index) const {
   return index < m_host_bytes.size() ? m_host_bytes[index] : 0;
@@ -13,8 +18,15 @@ std::optional<std::size_t> job_board::take() {
   std::unique_lock lock(m_mutex);
   for (;;) {
     if (m_stopped || m_pending.empty()) return std::nullopt;
+    // Read once a pass: what is available now, less what must stay free (none: no live limit).
+    std::optional<std::uint64_t> room;
+    if (m_live.available && m_in_flight > 0)
+      if (const auto available = m_live.available())
+        room = *available > m_live.reserve ? *available - m_live.reserve : 0;
     const auto fits = [&](std::size_t index) {
-      return m_budget == 0 || m_in_flight == 0 || m_in_flight_bytes + bytes_of(index) <= m_budget;
+      const auto together = m_in_flight_bytes + bytes_of(index);
+      if (m_in_flight == 0) return true;
+      return (m_budget == 0 || together <= m_budget) && (!room || together <= *room);
     };
     // Nothing in flight: the next job runs whatever its size (fits says so), so none waits forever.
     if (const auto it = std::find_if(m_pending.begin(), m_pending.end(), fits); it != m_pending.end()) {
@@ -25,7 +37,12 @@ std::optional<std::size_t> job_board::take() {
       return next;
     }
     ++m_memory_waits;
-    m_changed.wait(lock);  // a job settles (memory freed) or the run stops
+    // A job settles (memory freed) or the run stops; with a live limit, memory may also come
+    // free in between (a worker returning what it held): read it again after a while.
+    if (m_live.available)
+      m_changed.wait_for(lock, k_live_memory_poll);
+    else
+      m_changed.wait(lock);
   }
 }
 

@@ -29,4 +29,9 @@ std::uint64_t memory_budget_bytes(double gib, std::optional<std::uint64_t> avail
   return static_cast<std::uint64_t>(static_cast<double>(*available) * k_default_memory_share);
 }
 
+std::uint64_t memory_reserve_bytes(std::uint64_t budget, std::optional<std::uint64_t> available) {
+  if (budget == 0 || !available || *available <= budget) return 0;
+  return *available - budget;
+}
+
 }  // namespace pallasbench

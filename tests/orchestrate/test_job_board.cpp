@@ -1,5 +1,6 @@
 #include "pallasbench/orchestrate/job_board.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -75,6 +76,64 @@ TEST(JobBoard, StoppingReleasesAWaitingLane) {
   ASSERT_EQ(waiting.wait_for(2s), std::future_status::ready);
   EXPECT_EQ(waiting.get(), std::nullopt);
   EXPECT_FALSE(board.finished());  // job 0 is still in flight
+}
+
+// A host whose available memory the test sets (read at each take).
+struct fake_host {
+  std::atomic<std::uint64_t> available{0};
+  std::atomic<int> reads{0};
+  live_memory live(std::uint64_t reserve) {
+    return {[this]() -> std::optional<std::uint64_t> {
+              ++reads;
+              return available.load();
+            },
+            reserve};
+  }
+};
+
+TEST(JobBoard, TheLiveLimitHoldsBackWhatTheStartsBudgetWouldAdmit) {
+  // Budget 100 GiB from the start's reading; since then the host lost 50 GiB (workers grew):
+  // 40 in flight and 40 more fit the budget, not the 60 available less a 10 GiB reserve.
+  fake_host host;
+  host.available = 60 * k_gib;
+  job_board board({0, 1, 2}, {40 * k_gib, 40 * k_gib, 10 * k_gib}, 100 * k_gib, host.live(10 * k_gib));
+  EXPECT_EQ(board.take(), 0u);  // nothing in flight: not even read
+  EXPECT_EQ(host.reads.load(), 0);
+  EXPECT_EQ(board.take(), 2u);  // 40 + 10 <= 60 - 10: the small one goes first
+  EXPECT_GE(host.reads.load(), 1);
+}
+
+TEST(JobBoard, ALaneWaitingOnTheLiveLimitTakesTheJobOnceMemoryComesBack) {
+  fake_host host;
+  host.available = 50 * k_gib;
+  job_board board({0, 1}, {30 * k_gib, 30 * k_gib}, 100 * k_gib, host.live(0));
+  ASSERT_EQ(board.take(), 0u);
+  auto second = std::async(std::launch::async, [&] { return board.take(); });
+  EXPECT_EQ(second.wait_for(200ms), std::future_status::timeout);  // 60 > 50 available
+  host.available = 80 * k_gib;                                     // no job settled: the lane reads again by itself
+  ASSERT_EQ(second.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(second.get(), 1u);
+  EXPECT_GE(board.memory_waits(), 1u);
+}
+
+TEST(JobBoard, AnUnreadableHostLeavesTheBudgetAlone) {
+  job_board board({0, 1}, {40 * k_gib, 40 * k_gib}, 100 * k_gib, {[] { return std::optional<std::uint64_t>(); }, 0});
+  EXPECT_EQ(board.take(), 0u);
+  EXPECT_EQ(board.take(), 1u);
+}
+
+TEST(JobBoard, AHostBelowItsReserveStillRunsOneJob) {
+  fake_host host;
+  host.available = 1 * k_gib;
+  job_board board({0, 1}, {1, 1}, 100 * k_gib, host.live(10 * k_gib));
+  EXPECT_EQ(board.take(), 0u);  // alone, or never
+  auto second = std::async(std::launch::async, [&] { return board.take(); });
+  EXPECT_EQ(second.wait_for(200ms), std::future_status::timeout);
+  auto settled = settle_async(board, 0);
+  drain(board);
+  settled.get();
+  ASSERT_EQ(second.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(second.get(), 1u);
 }
 
 }  // namespace

@@ -49,5 +49,12 @@ TEST(MemoryBudget, TheBudgetIsGivenOffOrAShareOfTheAvailable) {
   EXPECT_EQ(memory_budget_bytes(-1, std::nullopt), 0u);
 }
 
+TEST(MemoryBudget, TheReserveIsWhatWasAvailableBeyondTheBudget) {
+  EXPECT_EQ(memory_reserve_bytes(850, 1000), 150u);        // the default share: 15% stays free
+  EXPECT_EQ(memory_reserve_bytes(2000, 1000), 0u);         // a budget above what there was
+  EXPECT_EQ(memory_reserve_bytes(0, 1000), 0u);            // no budget, no live limit's reserve
+  EXPECT_EQ(memory_reserve_bytes(850, std::nullopt), 0u);  // nothing read
+}
+
 }  // namespace
 }  // namespace pallasbench

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -26,14 +27,30 @@ struct settled_job {
   double seconds = 0;
 };
 
+// Admission against the host's memory as it is at each take, beside the budget fixed at the
+// start: the estimates of the jobs in flight and of the next one must fit in what is available
+// now, less `reserve`. The start's reading misses what the host's memory does later (the lanes'
+// workers keep what they grew to; other processes come and go): the 8-lane LARGE runs of
+// 2026-12-04 were OOM-killed with their jobs' estimates within the budget. A job's memory already
+// in use is counted twice (gone from what is available, and still in its estimate), so it errs
+// towards fewer jobs at once, never more.
+struct live_memory {
+  std::function<std::optional<std::uint64_t>()> available;  // MemAvailable now; none: unknown
+  std::uint64_t reserve = 0;                                // bytes left free for everything else
+};
+
 class job_board {
 public:
   // `pending`: the jobs' indices in the order they are taken. `host_bytes` (by job index, or
   // empty) and `budget` (bytes, 0: none): the memory the jobs in flight may hold together by
-  // their estimates. A job larger than the budget alone still runs, when nothing else does.
+  // their estimates; `live` (when it has a reading function): what is available now must hold
+  // them too. A job that fits neither still runs alone, when nothing else does.
   explicit job_board(std::vector<std::size_t> pending, std::vector<std::uint64_t> host_bytes = {},
-                     std::uint64_t budget = 0)
-      : m_pending(pending.begin(), pending.end()), m_host_bytes(std::move(host_bytes)), m_budget(budget) {}
+                     std::uint64_t budget = 0, live_memory live = {})
+      : m_pending(pending.begin(), pending.end()),
+        m_host_bytes(std::move(host_bytes)),
+        m_budget(budget),
+        m_live(std::move(live)) {}
 
   // The first pending job whose memory fits, waiting while none does; none once all are taken or
   // the run stops.
@@ -48,7 +65,7 @@ public:
   // Waits at most `tick` (Ctrl-C is polled between ticks) for jobs settled since the last call.
   [[nodiscard]] std::vector<std::pair<std::size_t, settled_job>> collect(std::chrono::milliseconds tick);
   [[nodiscard]] bool finished() const;
-  // How many times a lane waited for memory (each time no pending job fitted).
+  // How many times a lane waited for memory (each pass in which no pending job fitted).
   [[nodiscard]] std::size_t memory_waits() const;
 
 private:
@@ -59,6 +76,7 @@ private:
   std::deque<std::size_t> m_pending;
   std::vector<std::uint64_t> m_host_bytes;
   std::uint64_t m_budget = 0;
+  live_memory m_live;
   std::uint64_t m_in_flight_bytes = 0;
   std::vector<std::pair<std::size_t, settled_job>> m_settled;
   std::size_t m_in_flight = 0;

@@ -32,4 +32,8 @@ inline constexpr double k_default_memory_share = 0.85;
 // available memory now, or no budget where that cannot be read.
 [[nodiscard]] std::uint64_t memory_budget_bytes(double gib, std::optional<std::uint64_t> available);
 
+// What the evaluations leave free whatever the host does later (job_board.hpp's live limit):
+// what was available at the start beyond the budget; 0 where either is unknown or none.
+[[nodiscard]] std::uint64_t memory_reserve_bytes(std::uint64_t budget, std::optional<std::uint64_t> available);
+
 }  // namespace pallasbench

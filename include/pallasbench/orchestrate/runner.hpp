@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/orchestrate/evaluator.hpp"
+#include "pallasbench/orchestrate/job_board.hpp"
 #include "pallasbench/record/jsonl.hpp"
 #include "pallasbench/report/printer.hpp"
 
@@ -53,8 +54,12 @@ public:
       : runner(std::vector<evaluator*>{&eval}, writer, std::move(recorded), out) {}
 
   // The host memory (bytes, 0: no limit) that the evaluations in flight may hold together by
-  // their estimates (memory_budget.hpp): a lane takes a later job that fits, or waits.
-  void set_memory_budget(std::uint64_t bytes) { m_memory_budget = bytes; }
+  // their estimates (memory_budget.hpp), and the live limit beside it (job_board.hpp): a lane
+  // takes a later job that fits, or waits.
+  void set_memory_budget(std::uint64_t bytes, live_memory live = {}) {
+    m_memory_budget = bytes;
+    m_live_memory = std::move(live);
+  }
 
   // Evaluates every job; each record is written as soon as the order allows, before it is told.
   // Ctrl-C abandons the jobs in flight (they get no record); the lanes stop taking jobs.
@@ -69,6 +74,7 @@ private:
   printer& m_out;
   record_order m_order;
   std::uint64_t m_memory_budget = 0;
+  live_memory m_live_memory;
 };
 
 }  // namespace pallasbench
