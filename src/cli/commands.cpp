@@ -65,11 +65,19 @@ candidate_spec user_candidate(const json& facts, const std::string& path) {
           facts.value("refused", "")};
 }
 
-// The evaluations the plan asks for, in the order their records are written (bar a batch's).
-std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail::session& s) {
+// The evaluations the plan asks for, in the order their records are written (bar a batch's), each
+// with its whole configuration: the run's, at the size and dtype its request names.
+std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail::session& s, const run_config& base) {
   std::vector<evaluation_job> jobs;
   const auto facts = [&](const std::string& path) {
     return user_candidate(s.candidates.value(path, json::object()), path);
+  };
+  const auto job = [&](const task_info& task, candidate_spec candidate, problem_size size, float_dtype dtype,
+                       std::string id) {
+    run_config config = base;
+    config.size = size;
+    config.dtype = dtype;
+    return evaluation_job{task, std::move(candidate), std::move(config), std::move(id)};
   };
   if (plan.batch) {
     std::map<std::string, const task_info*> by_name;
@@ -79,8 +87,7 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
       if (it == by_name.end())
         throw usage_error(
             fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line, r.id, r.task));
-      jobs.push_back(
-          {*it->second, facts(r.path), r.size.value_or(plan.flags.size), r.dtype.value_or(plan.flags.dtype), r.id});
+      jobs.push_back(job(*it->second, facts(r.path), r.size.value_or(base.size), r.dtype.value_or(base.dtype), r.id));
     }
     return jobs;
   }
@@ -89,12 +96,12 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     for (const auto& t : tasks) {
       candidate_spec own;  // the task's own kernel (candidate_kind::suite)
       own.sha256 = t.sha256;
-      jobs.push_back({t, own, plan.flags.size, plan.flags.dtype, ""});
+      jobs.push_back(job(t, own, base.size, base.dtype, ""));
     }
     return jobs;
   }
   for (const auto& path : plan.candidate_files)
-    for (const auto& t : tasks) jobs.push_back({t, facts(path), plan.flags.size, plan.flags.dtype, ""});
+    for (const auto& t : tasks) jobs.push_back(job(t, facts(path), base.size, base.dtype, ""));
   return jobs;
 }
 
@@ -106,7 +113,7 @@ std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const
   if (!flags.shard) return jobs;
   const auto all = jobs.size();
   std::erase_if(jobs, [&](const evaluation_job& job) {
-    return !flags.shard->contains(work_item::of(job.task, job.size, job.dtype, job.candidate.sha256));
+    return !flags.shard->contains(work_item::of(job.task, job.config.size, job.config.dtype, job.candidate.sha256));
   });
   fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(), all,
              jobs.empty() ? " (nothing to do here: no records are written)" : "");
@@ -131,7 +138,8 @@ int evaluate(const evaluation_plan& plan, printer& out) {
                                  plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags)});
   }();
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
-  const auto jobs = shard_filter(make_jobs(plan, s), plan.flags);
+  const auto config = detail::make_config(plan.flags, s.device);
+  const auto jobs = shard_filter(make_jobs(plan, s, config), plan.flags);
   const auto recorded = resumed(plan.flags, plan.writer);
   // The other lanes' workers start while the device is described: their start is host work (the
   // JAX import) but for one tiny array each, and the ceilings are medians of CUPTI device times.
@@ -141,7 +149,6 @@ int evaluate(const evaluation_plan& plan, printer& out) {
     const trace_step step(tracing, 0, "describe the device (ceilings)");
     detail::describe_device(s, plan.flags, pools);
   }
-  const auto config = detail::make_config(plan.flags, s.device);
   const evaluator_setup setup{config,
                               detail::make_timing(plan.flags, s),
                               {plan.flags.artifacts, plan.flags.pass_trail, plan.artifacts_dir},
@@ -169,7 +176,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   r.set_memory_budget(budget, std::move(live));
   const auto outcome = [&] {
     const trace_step step(tracing, 0, "evaluate");
-    return r.run(jobs, config);
+    return r.run(jobs);
   }();
   if (trace) trace->write(plan.flags.trace_file);
   out.run_finished(outcome.rows, {outcome.recorded, outcome.interrupted, records});

@@ -29,17 +29,23 @@ evaluator::evaluator(worker_pool& pool, const scratch_dir& scratch, run_config c
                      json environment, std::optional<std::string> project_sha, std::string run_id)
     : m_pool(pool),
       m_scratch(scratch),
+      m_default_config(config),
       m_config(std::move(config)),
       m_timing(std::move(timing)),
       m_environment(std::move(environment)),
       m_project_sha(std::move(project_sha)),
       m_run_id(std::move(run_id)) {}
 
-task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate, problem_size size,
-                                float_dtype dtype) {
-  m_config.size = size;
-  m_config.dtype = dtype;
-  return evaluate(task, candidate);
+task_result evaluator::evaluate(const evaluation_job& job) {
+  m_config = job.config;
+  auto result = evaluate_configured(job.task, job.candidate);
+  result.request_id = job.request_id;
+  return result;
+}
+
+task_result evaluator::evaluate(const task_info& task, const candidate_spec& candidate) {
+  m_config = m_default_config;
+  return evaluate_configured(task, candidate);
 }
 
 void evaluator::set_trace(run_trace& trace, int track) {
@@ -51,7 +57,7 @@ void evaluator::set_trace(run_trace& trace, int track) {
       });
 }
 
-task_result evaluator::evaluate(const task_info& described, const candidate_spec& candidate) {
+task_result evaluator::evaluate_configured(const task_info& described, const candidate_spec& candidate) {
   // Every instant until the result is returned counts in one phase: the checks unless a step
   // below says otherwise.
   const auto began = phase_clock::clock::now();

@@ -24,11 +24,6 @@ using clock = std::chrono::steady_clock;
 using lane_holding = std::vector<std::atomic<std::size_t>>;
 constexpr std::size_t k_idle = static_cast<std::size_t>(-1);
 
-run_config at_size(run_config config, problem_size size) {
-  config.size = size;
-  return config;
-}
-
 // One lane's thread: jobs one after another until none is left or the run stops.
 void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::vector<evaluation_job>& jobs,
                job_board& board, std::atomic<std::size_t>& holding) {
@@ -39,11 +34,10 @@ void lane_loop(evaluator& eval, std::size_t lane, std::size_t lanes, const std::
     const auto start = clock::now();
     try {
       if (interrupted()) throw interrupted_error();
-      auto result = eval.evaluate(job.task, job.candidate, job.size, job.dtype);
+      auto result = eval.evaluate(job);
       result.wall_s = std::chrono::duration<double>(clock::now() - start).count();
       result.lane = lane;
       result.lanes = lanes;
-      result.request_id = job.request_id;
       settled.record = to_record(result);
     } catch (const interrupted_error&) {
       settled.interrupted = true;
@@ -66,7 +60,7 @@ std::vector<lane_activity> lane_activities(const std::vector<evaluator*>& lanes,
     const auto index = holding[lane].load(std::memory_order_relaxed);
     if (index == k_idle) continue;
     const auto phase = lanes[lane]->current_phase();
-    busy.push_back({lane, fmt::format("{} ({})", jobs[index].task.name, to_string(jobs[index].size)),
+    busy.push_back({lane, fmt::format("{} ({})", jobs[index].task.name, jobs[index].config.size_name()),
                     phase ? std::string(to_string(*phase)) : std::string()});
   }
   return busy;
@@ -76,19 +70,17 @@ std::vector<lane_activity> lane_activities(const std::vector<evaluator*>& lanes,
 
 run_outcome runner::run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config) {
   std::vector<evaluation_job> jobs;
-  for (const auto& task : tasks) jobs.push_back({task, candidate(task), config.size, config.dtype, ""});
-  return run(jobs, config);
+  for (const auto& task : tasks) jobs.push_back({task, candidate(task), config, ""});
+  return run(jobs);
 }
 
-run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_config& config) {
+run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
   run_outcome outcome;
   const std::size_t total = jobs.size();
   std::vector<const json*> recorded(total, nullptr);
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < total; ++i) {
-    const auto& job = jobs[i];
-    const auto key = config_hash(job.task.name, job.candidate.sha256, at_size(config, job.size));
-    if (const auto it = m_recorded.find(key); it != m_recorded.end())
+    if (const auto it = m_recorded.find(jobs[i].resume_key()); it != m_recorded.end())
       recorded[i] = &it->second;
     else
       pending.push_back(i);
@@ -99,7 +91,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
     auto row = summary_row::from_record(*recorded[i]);
     row.recorded = true;
     m_out.task_finished(
-        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, std::string(to_string(jobs[i].size))}, &row,
+        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.size_name()}, &row,
         recorded[i]);
     ++outcome.recorded;
     outcome.rows.push_back(std::move(row));
@@ -107,7 +99,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
   };
   std::exception_ptr failure;  // the first harness failure: rethrown once every lane stopped
   const auto tell_settled = [&](std::size_t i, settled_job& job) {
-    const auto size = std::string(to_string(jobs[i].size));
+    const auto size = jobs[i].config.size_name();
     if (job.error) {
       if (!failure) failure = job.error;
       return;
@@ -139,7 +131,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs, const run_confi
       if (recorded[i]) tell_recorded(i);
   std::vector<std::uint64_t> host_bytes(total, 0);
   if (m_memory_budget > 0 || m_live_memory.available)
-    for (const auto i : pending) host_bytes[i] = evaluation_host_bytes(jobs[i].task, jobs[i].size, jobs[i].dtype);
+    for (const auto i : pending) host_bytes[i] = evaluation_host_bytes(jobs[i].task, jobs[i].config.size, jobs[i].config.dtype);
   job_board board(pending, std::move(host_bytes), m_memory_budget, m_live_memory);
   std::vector<std::optional<settled_job>> settled(total);
   std::size_t next = 0;  // selection order: the next job to tell

@@ -38,6 +38,20 @@ struct candidate_spec {
   std::string refused;         // for user: why the source is refused unrun (too large, undecodable)
 };
 
+// One evaluation a run asks for, whole: the task, the candidate, the complete configuration (size,
+// dtype, device, seeds, timeout, seed, shard) and the request's id when a batch gave one. Built
+// once (the CLI's make_jobs); the resume key, the shard key, the memory estimate, the evaluation
+// and its record all read this one object, and nothing patches it afterwards.
+struct evaluation_job {
+  task_info task;
+  candidate_spec candidate;
+  run_config config;
+  std::string request_id;
+
+  // The record's config_hash: what --resume looks for.
+  [[nodiscard]] std::string resume_key() const { return config_hash(task.name, candidate.sha256, config); }
+};
+
 // Compiler artifacts (GPU only): where PTX/SASS/pass trail go, and whether at all.
 struct artifact_options {
   artifact_mode mode = artifact_mode::files;
@@ -74,10 +88,11 @@ public:
   void set_trace(run_trace& trace, int track);
 
   // Never throws for a candidate's or worker's failure (it becomes the result's status);
-  // rethrows interrupted_error so the caller can stop. `size` replaces the configuration's.
+  // rethrows interrupted_error so the caller can stop. The job's configuration is the
+  // evaluation's, whole; the two-argument form evaluates at the configuration the evaluator was
+  // made with.
+  [[nodiscard]] task_result evaluate(const evaluation_job& job);
   [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate);
-  [[nodiscard]] task_result evaluate(const task_info& task, const candidate_spec& candidate, problem_size size,
-                                     float_dtype dtype);
   // The phase of the evaluation in flight (none between evaluations): safe from any thread.
   [[nodiscard]] std::optional<work_phase> current_phase() const { return m_clock.current(); }
 
@@ -86,6 +101,9 @@ private:
   struct evidence {
     std::vector<std::pair<npy_array, npy_array>> seeds;
   };
+
+  // An evaluation at m_config.
+  [[nodiscard]] task_result evaluate_configured(const task_info& task, const candidate_spec& candidate);
 
   // ---- the steps of evaluate(), in order ----
   // The record's identity, candidate, seed plan and environment.
@@ -149,7 +167,8 @@ private:
   device_slot m_own_device;
   device_slot* m_device = &m_own_device;
   phase_clock m_clock;  // this evaluation's phases (the record's `phases`)
-  run_config m_config;
+  run_config m_default_config;  // the constructor's: what evaluate(task, candidate) runs at
+  run_config m_config;          // the evaluation in flight's, whole
   timing_options m_timing;
   artifact_options m_artifacts;
   std::optional<module_analysis> m_analysis;    // of the loaded candidate's module

@@ -23,16 +23,6 @@ struct run_outcome {
   bool interrupted = false;
 };
 
-// One evaluation a run asks for: a task, a candidate, a size (eval --batch names one per
-// request), and the request's id when a batch gave one.
-struct evaluation_job {
-  task_info task;
-  candidate_spec candidate;
-  problem_size size = problem_size::small;
-  float_dtype dtype = float_dtype::float32;
-  std::string request_id;
-};
-
 // Records in the order the jobs were given whatever the number of lanes (run, eval), or each as
 // soon as it is done (eval --batch: every record carries its request's id).
 enum class record_order { selection, completion };
@@ -61,9 +51,10 @@ public:
     m_live_memory = std::move(live);
   }
 
-  // Evaluates every job; each record is written as soon as the order allows, before it is told.
-  // Ctrl-C abandons the jobs in flight (they get no record); the lanes stop taking jobs.
-  run_outcome run(const std::vector<evaluation_job>& jobs, const run_config& config);
+  // Evaluates every job at its own configuration; each record is written as soon as the order
+  // allows, before it is told. Ctrl-C abandons the jobs in flight (they get no record); the lanes
+  // stop taking jobs.
+  run_outcome run(const std::vector<evaluation_job>& jobs);
   // Every task with the candidate `candidate` gives, at the configuration's size.
   run_outcome run(const std::vector<task_info>& tasks, const candidate_for& candidate, const run_config& config);
 
