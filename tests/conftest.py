@@ -29,6 +29,7 @@ SECONDS = {
     "e2e/test_soak.py": 35,
     "e2e/test_reliability.py": 33,
     "e2e/test_batch.py": 31,
+    "e2e/test_job_config.py": 30,
     "e2e/test_eval.py": 22,
     "python/test_tuning.py": 22,
     "python/test_mosaic_matmul.py": 21,

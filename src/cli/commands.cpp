@@ -51,7 +51,7 @@ struct evaluation_plan {
 int exit_status(const run_outcome& outcome) {
   if (outcome.interrupted) return exit_code::interrupted;
   for (const auto& row : outcome.rows)
-    if (!row.passed()) return row.status == task_status::harness_error ? exit_code::harness : exit_code::check_failed;
+    if (!row.passed) return row.status == task_status::harness_error ? exit_code::harness : exit_code::check_failed;
   return exit_code::ok;
 }
 

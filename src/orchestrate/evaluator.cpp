@@ -68,13 +68,13 @@ task_result evaluator::evaluate_configured(const task_info& described, const can
   const auto task_dir = m_scratch.fresh(task.name);
   try {
     evidence kept;
-    verify(result, task, candidate, kept);
-    if (result.status == task_status::ok) {
+    verify(result, task, candidate, kept);  // ok, or it threw: the steps below run for a correct kernel only
+    {
       const auto filtering = m_clock.enter(work_phase::filters);
       screen(result, task, kept);
     }
-    if (result.status == task_status::ok) collect_artifacts(result);
-    if (result.status == task_status::ok && m_timing.enabled) {
+    collect_artifacts(result);
+    if (m_timing.enabled) {
       const auto timing = m_clock.enter(work_phase::timing);
       profile(result, task);
     }
@@ -121,8 +121,9 @@ void evaluator::verify(task_result& result, const task_info& task, const candida
     m_phase = failure_phase::load;
     throw refused_candidate(candidate.refused);
   }
-  check_seeds(result, task, candidate, kept);
-  if (result.status == task_status::ok) check_stress(result, task);
+  check_seeds(result, task, candidate, kept);  // each throws failed_check for a wrong output
+  check_stress(result, task);
+  result.status = task_status::ok;  // correct; every other status is fail()'s
 }
 
 void evaluator::collect_artifacts(task_result& result) {

@@ -9,6 +9,7 @@
 
 namespace pallasbench {
 
+using detail::failed_check;
 using detail::wrong_output;
 
 protocol::reference_request evaluator::reference_request(const task_info& task, std::uint64_t seed,
@@ -56,9 +57,10 @@ void evaluator::check_seeds(task_result& result, const task_info& task, const ca
   }
   report.set_stress_skipped(task.stress_skipped);
   result.correctness = report;
-  result.status = report.passed() ? task_status::ok : task_status::incorrect;
-  if (!report.passed())
-    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+  if (!report.passed()) {
+    m_phase = failure_phase::check;
+    throw failed_check(report.first_failure().value_or("failed"));
+  }
 }
 
 void evaluator::check_stress(task_result& result, const task_info& task) {
@@ -77,8 +79,8 @@ void evaluator::check_stress(task_result& result, const task_info& task) {
   }
   // Every case runs (the record names each case's error); the first failure is the verdict's.
   if (!report.passed()) {
-    result.status = task_status::incorrect;
-    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+    m_phase = failure_phase::check;
+    throw failed_check(report.first_failure().value_or("failed"));
   }
 }
 

@@ -1,5 +1,6 @@
 // The one place where a failed step becomes a status: (phase, exception) -> status, failure and
-// the worker that must be replaced.
+// the worker that must be replaced. A correct evaluation's `ok` is verify()'s; every other status
+// is set here.
 #include <fmt/format.h>
 
 #include "detail/evaluator_errors.hpp"
@@ -11,6 +12,8 @@ namespace {
 
 using detail::refused_candidate;
 using detail::refused_module;
+using detail::failed_check;
+using detail::refused_timing;
 using detail::wrong_output;
 
 // A worker's ok=false reply: the candidate's failure (compile_error, runtime_error) or the
@@ -52,6 +55,10 @@ void evaluator::fail(task_result& result, const std::exception_ptr& error) {
       m_pool.discard_reference();
     else if (m_phase != failure_phase::trace)  // a tracer that hung or died is gone already
       m_pool.discard_executor();               // a kernel (or its module) crashed or hung it
+  } catch (const failed_check& e) {
+    failed(task_status::incorrect, e.what(), "");  // the correctness report says where
+  } catch (const refused_timing& e) {
+    failed(task_status::timing_rejected, e.what(), "");  // the record's timing says why
   } catch (const wrong_output& e) {
     failed(task_status::incorrect, e.what(), cpp_traceback(e));
   } catch (const npy_error& e) {

@@ -174,13 +174,9 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
     floor = floor_not_applied(m_timing.no_ceilings_reason);
   }
   timing.floor = floor.to_json();
-  if (launch.applicable && !launch.passed) {
-    result.status = task_status::timing_rejected;
-    result.failure = failure_info{failure_phase::time, launch.reason, ""};
-  } else if (floor.applied && !floor.passed) {
-    result.status = task_status::timing_rejected;
-    result.failure = failure_info{failure_phase::time, floor.reason, ""};
-  }
+  m_phase = failure_phase::time;
+  if (launch.applicable && !launch.passed) throw detail::refused_timing(launch.reason);
+  if (floor.applied && !floor.passed) throw detail::refused_timing(floor.reason);
 }
 
 }  // namespace pallasbench

@@ -142,6 +142,7 @@ json to_record(const task_result& r) {
       {"run_id", r.run_id},
       {"config_hash", config_hash(r.task.name, r.candidate.sha256, r.config)},
       {"status", to_string(r.status)},
+      {"passed", passed(r.status, r.robustness_passed)},
       {"error", r.failure ? failure_json(*r.failure) : json(nullptr)},
       {"stderr_tail", r.stderr_tail.empty() ? json(nullptr) : json(valid_utf8(r.stderr_tail))},
       // pallasbench-robust card fields

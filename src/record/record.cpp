@@ -102,3 +102,27 @@ json failure_json(const failure_info& failure) {
 }
 
 }  // namespace pallasbench
+
+namespace pallasbench {
+
+bool record_passed(const nlohmann::json& record) {
+  if (const auto it = record.find("passed"); it != record.end() && it->is_boolean()) return it->get<bool>();
+  const auto status = record.value("status", std::string());
+  std::optional<bool> robust;
+  if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
+    robust = record[ptr].get<bool>();
+  try {
+    return passed(parse_enum<task_status>(status), robust);
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+std::optional<double> record_speedup(const nlohmann::json& record) {
+  const auto ptr = "/timing/speedup"_json_pointer;
+  if (!record.contains(ptr) || !record[ptr].is_number()) return std::nullopt;
+  const double value = record[ptr].get<double>();
+  return std::isfinite(value) && value > 0 ? std::optional<double>(value) : std::nullopt;
+}
+
+}  // namespace pallasbench

@@ -1,5 +1,6 @@
 #include "pallasbench/report/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -7,6 +8,7 @@
 #include <fmt/ostream.h>
 
 #include "detail/cells.hpp"
+#include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
 namespace {
@@ -19,50 +21,30 @@ std::string string_at(const json& j, const json::json_pointer& ptr) {
   return j.contains(ptr) && j[ptr].is_string() ? j[ptr].get<std::string>() : std::string();
 }
 
-// Records carry no dtype field of their own: `inputs` name only domain and shape, and the task's
-// output dtype (what `--shard` keys on) is not written. The one dtype a record holds is that of
-// the traced kernel's output, the "output" node of artifacts.jaxpr_dag; a candidate that never
-// traced (compile_error, crashed) has no graph, so its dtype is "" (unknown), and an unknown dtype
-// joins with any dtype of the same task, size and candidate (else an ok -> compile_error row would
-// read as REMOVED + ADDED instead of BROKE).
-std::string output_dtype(const json& record) {
-  const auto ptr = "/artifacts/jaxpr_dag/nodes"_json_pointer;
-  if (!record.contains(ptr) || !record[ptr].is_array()) return "";
-  for (const auto& node : record[ptr]) {
-    if (!node.is_object() || node.value("primitive", "") != "output") continue;
-    if (!node.contains("outputs") || !node["outputs"].is_array()) continue;
-    std::string dtypes;  // a kernel of several outputs: all of them, in order
-    for (const auto& out : node["outputs"])
-      if (out.is_object() && out.contains("dtype") && out["dtype"].is_string())
-        dtypes += (dtypes.empty() ? "" : ",") + out["dtype"].get<std::string>();
-    return dtypes;
-  }
-  return "";
+// The run's dtype, as the record says it (records from before the dtype axis ran at float32).
+std::string run_dtype(const json& record) {
+  const auto it = record.find("dtype");
+  return it != record.end() && it->is_string() ? it->get<std::string>() : "float32";
 }
 
 struct keyed {
-  std::tuple<std::string, std::string, std::string> key;  // task, size, candidate sha256
-  std::string dtype;
+  std::tuple<std::string, std::string, std::string, std::string> key;  // task, size, dtype, candidate sha256
   compared_side side;
   bool matched = false;
 };
 
-// One side's records, a later record of the same key and dtype replacing an earlier one in place.
+// One side's records, a later record of the same key replacing an earlier one in place.
 std::vector<keyed> keyed_records(const std::vector<json>& records) {
   std::vector<keyed> out;
   for (const auto& record : records) {
-    keyed k{{record.value("kernel_name", "?"), record.value("size", "?"),
+    keyed k{{record.value("kernel_name", "?"), record.value("size", "?"), run_dtype(record),
              string_at(record, "/candidate/sha256"_json_pointer)},
-            output_dtype(record),
             compared_side::from_record(record)};
-    bool replaced = false;
-    for (auto& e : out)
-      if (e.key == k.key && e.dtype == k.dtype) {
-        e = k;
-        replaced = true;
-        break;
-      }
-    if (!replaced) out.push_back(std::move(k));
+    const auto same = std::find_if(out.begin(), out.end(), [&](const keyed& e) { return e.key == k.key; });
+    if (same != out.end())
+      *same = std::move(k);
+    else
+      out.push_back(std::move(k));
   }
   return out;
 }
@@ -79,9 +61,9 @@ void judge(compare_row& row, double threshold) {
     notes.push_back(fmt::format("robust {} -> {}", yes_no(base.robust), yes_no(next.robust)));
   const bool timed = base.median_us && next.median_us && *base.median_us > 0;
   if (timed) row.change = (*next.median_us - *base.median_us) / *base.median_us;
-  if (base.passed() && !next.passed()) {
+  if (base.passed && !next.passed) {
     row.verdict = compare_verdict::broke;
-  } else if (!base.passed() && next.passed()) {
+  } else if (!base.passed && next.passed) {
     row.verdict = compare_verdict::fixed;
   } else if (timed) {
     row.verdict = speed_verdict(base, next, threshold);
@@ -105,11 +87,10 @@ std::string candidate_note(const compare_row& row) {
   return row.candidate_sha256.empty() ? "no candidate hash" : "candidate " + row.candidate_sha256.substr(0, 12);
 }
 
-json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 json side_json(const std::optional<compared_side>& side) {
   if (!side) return nullptr;
   json j{{"status", side->status},
+         {"passed", side->passed},
          {"robustness_passed", side->robust ? json(*side->robust) : json(nullptr)},
          {"median_us", optional_number(side->median_us)},
          {"ci95_us", nullptr}};
@@ -122,6 +103,7 @@ json side_json(const std::optional<compared_side>& side) {
 compared_side compared_side::from_record(const json& record) {
   compared_side side;
   side.status = record.value("status", "?");
+  side.passed = record_passed(record);
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     side.robust = record[ptr].get<bool>();
   side.median_us = number_at(record, "/timing/median_us"_json_pointer);
@@ -149,24 +131,17 @@ compare_result compare_records(const std::vector<json>& base_records, const std:
   auto base = keyed_records(base_records);
   auto next = keyed_records(next_records);
   std::vector<keyed*> partner(base.size(), nullptr);
-  // Equal dtypes first, so that an unknown dtype only takes what no known one claims.
-  for (const bool exact : {true, false})
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      if (partner[i]) continue;
-      for (auto& n : next) {
-        if (n.matched || n.key != base[i].key) continue;
-        const bool fits = exact ? n.dtype == base[i].dtype : (n.dtype.empty() || base[i].dtype.empty());
-        if (!fits) continue;
+  for (std::size_t i = 0; i < base.size(); ++i)
+    for (auto& n : next)
+      if (!n.matched && n.key == base[i].key) {
         n.matched = true;
         partner[i] = &n;
         break;
       }
-    }
   compare_result result;
   const auto row_of = [](const keyed& k) {
     compare_row row;
-    std::tie(row.task, row.size, row.candidate_sha256) = k.key;
-    row.dtype = k.dtype;
+    std::tie(row.task, row.size, row.dtype, row.candidate_sha256) = k.key;
     return row;
   };
   for (std::size_t i = 0; i < base.size(); ++i) {
@@ -174,7 +149,6 @@ compare_result compare_records(const std::vector<json>& base_records, const std:
     row.base = base[i].side;
     if (partner[i]) {
       row.next = partner[i]->side;
-      if (row.dtype.empty()) row.dtype = partner[i]->dtype;
       judge(row, options.threshold);
     } else {
       row.verdict = compare_verdict::removed;

@@ -9,6 +9,7 @@
 #include <fmt/ostream.h>
 
 #include "detail/cells.hpp"
+#include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
 namespace {
@@ -72,6 +73,12 @@ std::string note(const summary_row& r) {
   return message.empty() ? "(recorded before)" : "(recorded before) " + message;
 }
 
+// "2 of 3 passed (ok and robust)": the rows' own verdicts, counted.
+std::string passed_tally(const std::vector<summary_row>& rows) {
+  const auto n = std::count_if(rows.begin(), rows.end(), [](const summary_row& r) { return r.passed; });
+  return fmt::format("{} of {} passed (ok and robust)", n, rows.size());
+}
+
 std::string recorded_tally(const std::vector<summary_row>& rows) {
   const auto n = std::count_if(rows.begin(), rows.end(), [](const summary_row& r) { return r.recorded; });
   return n ? fmt::format(" ({} from the records file, not run again)", n) : "";
@@ -81,11 +88,6 @@ constexpr const char* k_table_compiler = "{:>4}  {:<6}  {:<11}  {:>8}  {:>7}  {:
 constexpr const char* k_markdown_compiler = " {} | {} | {} | {} | {} | {} |";
 
 }  // namespace
-
-std::optional<double> summary_row::ratio() const {
-  if (device == "cpu" || !kernel_us || !reference_us || *kernel_us <= 0) return std::nullopt;
-  return *reference_us / *kernel_us;
-}
 
 summary_row summary_row::from_record(const json& record) {
   summary_row row;
@@ -99,6 +101,8 @@ summary_row summary_row::from_record(const json& record) {
   if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     row.robust = record[ptr].get<bool>();
+  row.passed = record_passed(record);
+  row.speedup = record_speedup(record);
   row.max_abs_error = number_at(record, "/result/max_abs_error"_json_pointer);
   row.kernel_us = number_at(record, "/timing/median_us"_json_pointer);
   row.reference_us = number_at(record, "/timing/reference_median_us"_json_pointer);
@@ -143,11 +147,12 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
     ++counts[std::string(to_string(r.status))];
     fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
                size_width, to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.ratio()), compiler(&r.compiler), note(r));
+               format_us(r.reference_us), format_ratio(r.speedup), compiler(&r.compiler), note(r));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-  fmt::print(out, "{} tasks: {}{}\n", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows));
+  fmt::print(out, "{} tasks: {}{}\n{}\n", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows),
+             passed_tally(rows));
   if (!rows.empty() && !rows.front().timer.empty())
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
 }
@@ -162,9 +167,9 @@ void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, con
   for (const auto& r : rows)
     fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
                r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)), format_robust(r.robust), format_error(r.max_abs_error),
-               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.ratio()),
+               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.speedup),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
-  if (const auto tally = recorded_tally(rows); !tally.empty()) fmt::print(out, "\n{} rows{}\n", rows.size(), tally);
+  fmt::print(out, "\n{}{}\n", passed_tally(rows), recorded_tally(rows));
 }
 
 std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds) {

@@ -19,8 +19,13 @@ task_info task_info::from_json(const nlohmann::json& j) {
     return tolerance{tol.at("atol").get<double>(), tol.at("rtol").get<double>(), tol.at("rel_norm").get<double>()};
   };
   t.tol = tolerance_of(j.at("tolerance"));
-  if (j.contains("tolerances") && j["tolerances"].is_object())
-    for (const auto& [dtype, tol] : j["tolerances"].items()) t.tolerances[dtype] = tolerance_of(tol);
+  if (j.contains("views") && j["views"].is_object())
+    for (const auto& [dtype, view] : j["views"].items()) {
+      dtype_view v{tolerance_of(view.at("tolerance")), view.at("dtypes").get<std::map<std::string, std::string>>(),
+                   view.at("output_dtype").get<std::string>(), std::nullopt};
+      if (view.contains("bytes")) v.bytes = view["bytes"].get<std::map<std::string, std::int64_t>>();
+      t.views[dtype] = std::move(v);
+    }
   t.uses_tf32 = j.value("uses_tf32", false);
   t.order_dependent = j.value("order_dependent", false);
   t.integer_ops = j.value("integer_ops", false);
@@ -32,7 +37,6 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
-  t.bytes_by_dtype = j.value("bytes_by_dtype", std::map<std::string, std::map<std::string, std::int64_t>>{});
   t.output_dtype = j.value("output_dtype", "");
   t.kernel_config = j.value("kernel_config", nlohmann::json());
   t.source = j.value("kernel_source", "");
@@ -42,26 +46,17 @@ task_info task_info::from_json(const nlohmann::json& j) {
 }
 
 task_info task_info::at(float_dtype dtype) const {
-  task_info t = *this;
   const std::string name(to_string(dtype));
-  if (dtype == float_dtype::float32) return t;
-  const auto it = tolerances.find(name);
-  if (it == tolerances.end())
-    throw std::runtime_error(fmt::format("task '{}' declares no tolerance at {} (its describe has no "
-                                         "tolerances.{})", this->name, name, name));
-  t.tol = it->second;
-  // The float32 byte model would double a 2-byte kernel's bandwidth: without one at the dtype,
-  // none (no bandwidth figure, no bytes floor).
-  const auto bytes = bytes_by_dtype.find(name);
-  t.bytes = bytes == bytes_by_dtype.end() ? std::map<std::string, std::int64_t>{} : bytes->second;
-  // A float32 output follows the float inputs; with none, nothing the kernel is given names a
-  // float type, and the output keeps its own (task/dtypes.py's output_at_dtype).
-  bool float_input = false;
-  for (auto& [input, input_dtype] : t.dtypes) {
-    float_input = float_input || input_dtype == "float32";
-    input_dtype = at_dtype(input_dtype, dtype);
-  }
-  if (float_input) t.output_dtype = at_dtype(output_dtype, dtype);
+  const auto it = views.find(name);
+  if (it == views.end())
+    throw std::runtime_error(
+        fmt::format("task '{}' has no view at {} (its describe has no views.{})", this->name, name, name));
+  const auto& view = it->second;
+  task_info t = *this;
+  t.tol = view.tol;
+  t.dtypes = view.dtypes;
+  t.output_dtype = view.output_dtype;
+  t.bytes = view.bytes.value_or(std::map<std::string, std::int64_t>{});
   return t;
 }
 

@@ -151,6 +151,10 @@ def task_entry(name):
         "kernel_sha256": "f" * 64, "sha256": "f" * 64, "kernel_source": source, "kernel_bundled_source": source,
         "kernel_encoding": "utf-8", "kernel_bytes": len(source),
         "reference_source": "def reference(x, y):\n    return 2 * x + y\n", "output_dtype": "float32",
+        # The task at float32 only, as the reference's describe derives it (task/dtypes.py views).
+        "views": {"float32": {"tolerance": {"atol": 1e-5, "rtol": 1e-5, "rel_norm": 1e-5},
+                              "dtypes": {n: "float32" for n in INPUTS}, "output_dtype": "float32",
+                              "bytes": {size: 192 for size in ("small", "medium", "large")}}},
     }
 
 

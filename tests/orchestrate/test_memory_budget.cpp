@@ -16,13 +16,20 @@ task_info task_with_bytes() {
                                {"inputs", {{{"name", "x"}, {"domain", "real"}}}},
                                {"shapes", {{"large", {{"x", {1024}}}}}},
                                {"tolerance", {{"atol", 1e-5}, {"rtol", 1e-5}, {"rel_norm", 1e-5}}},
-                               {"tolerances",
-                                {{"float32", {{"atol", 1e-5}, {"rtol", 1e-5}, {"rel_norm", 1e-5}}},
-                                 {"bfloat16", {{"atol", 1e-2}, {"rtol", 1e-2}, {"rel_norm", 1e-2}}}}},
                                {"dtypes", {{"x", "float32"}}},
                                {"output_dtype", "float32"},
                                {"bytes", {{"large", 3000000000LL}}},
-                               {"bytes_by_dtype", {{"bfloat16", {{"large", 1500000000LL}}}}}});
+                               {"views",
+                                {{"float32",
+                                  {{"tolerance", {{"atol", 1e-5}, {"rtol", 1e-5}, {"rel_norm", 1e-5}}},
+                                   {"dtypes", {{"x", "float32"}}},
+                                   {"output_dtype", "float32"},
+                                   {"bytes", {{"large", 3000000000LL}}}}},
+                                 {"bfloat16",
+                                  {{"tolerance", {{"atol", 1e-2}, {"rtol", 1e-2}, {"rel_norm", 1e-2}}},
+                                   {"dtypes", {{"x", "bfloat16"}}},
+                                   {"output_dtype", "bfloat16"},
+                                   {"bytes", {{"large", 1500000000LL}}}}}}}});
 }
 
 TEST(MemoryBudget, AnEvaluationIsEstimatedFromItsTasksBytesAtItsDtype) {

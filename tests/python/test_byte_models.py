@@ -38,7 +38,7 @@ def test_fixture_names_every_task():
 def test_model_takes_the_float_element_size(task):
     params = inspect.signature(task.bytes_moved).parameters
     assert "itemsize" in params and params["itemsize"].default == 4, task.NAME
-    assert set(registry._bytes_by_dtype(task)) == {"bfloat16", "float16"}
+    assert set(registry.bytes_by_dtype(task)) == {"bfloat16", "float16"}
 
 
 def test_float32_count_is_unchanged(task):
@@ -89,7 +89,7 @@ HAND_CHECKED = {
 def test_hand_checked_two_byte_counts(name):
     task = registry.load(name)
     assert task.bytes_moved(task.SHAPES["small"], itemsize=2) == HAND_CHECKED[name]
-    assert registry._bytes_by_dtype(task)["bfloat16"]["small"] == HAND_CHECKED[name]
+    assert registry.bytes_by_dtype(task)["bfloat16"]["small"] == HAND_CHECKED[name]
 
 
 def test_matmul_two_byte_count_at_every_size():

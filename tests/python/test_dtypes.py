@@ -54,6 +54,22 @@ def test_tolerances_by_dtype():
         dtypes.tolerances(module(tl.MATMUL, {"float16": tl.Tolerance(1e-2, 1e-3, 1e-3)}))
 
 
+def test_views_are_the_task_at_each_dtype_whole():
+    """What the harness reads for a dtype (C++ derives nothing): bound, input and output dtypes,
+    the byte model where there is one at that dtype."""
+    bytes_at = {"float32": {"small": 8}, "bfloat16": {"small": 4}}
+    views = dtypes.views(module(tl.ELEMENTWISE), {"x": "float32", "i": "int32"}, "float32", bytes_at)
+    assert set(views) == set(dtypes.DTYPES)
+    assert views["bfloat16"] == {"tolerance": dtypes.BOUNDS["bfloat16"].as_dict(),
+                                 "dtypes": {"x": "bfloat16", "i": "int32"}, "output_dtype": "bfloat16",
+                                 "bytes": {"small": 4}}
+    assert "bytes" not in views["float16"]  # no model there: no figure, never float32's
+    assert views["float32"]["bytes"] == {"small": 8} and views["float32"]["tolerance"] == tl.ELEMENTWISE.as_dict()
+    # No float input: the output keeps its type and the bound stays float32's at every dtype.
+    bases = dtypes.views(module(tl.ELEMENTWISE), {"x": "uint8"}, "float32", {"float32": None})
+    assert bases["float16"] == {"tolerance": tl.ELEMENTWISE.as_dict(), "dtypes": {"x": "uint8"}, "output_dtype": "float32"}
+
+
 def test_low_precision_arrays_travel_as_float32_files(tmp_path):
     x = np.array([[1.5, -0.375], [3.0, 1e-3]], np.float32).astype(ml_dtypes.bfloat16)
     described = tensors.save(str(tmp_path / "x.npy"), x)
@@ -76,7 +92,7 @@ def test_describe_has_bytes_at_2_byte_dtypes_only_where_the_model_takes_the_size
 
     sized = types.SimpleNamespace(SHAPES={s: {"x": (n,)} for s, n in (("small", 8), ("medium", 16), ("large", 32))},
                                   bytes_moved=bytes_moved)
-    assert registry._bytes_by_dtype(sized) == {d: {"small": 32, "medium": 64, "large": 128}
+    assert registry.bytes_by_dtype(sized) == {d: {"small": 32, "medium": 64, "large": 128}
                                                for d in ("bfloat16", "float16")}
     sized.bytes_moved = lambda shapes: 8
-    assert registry._bytes_by_dtype(sized) == {}
+    assert registry.bytes_by_dtype(sized) == {}

@@ -22,14 +22,14 @@ def test_a_timed_record_gives_medians_cis_speedup_and_roofline():
     assert row.pct_roofline == max(roofline["pct_peak_bandwidth"], roofline["pct_peak_flops"])
     assert row.bound == ("memory" if roofline["pct_peak_bandwidth"] >= roofline["pct_peak_flops"] else "compute")
     assert row.intensity == roofline["flops"] / roofline["bytes"]
-    assert row.registers == record["artifacts"]["summary"]["max_registers"] and row.trusted
+    assert row.registers == record["artifacts"]["summary"]["max_registers"] and row.passed
 
 
 def test_the_failing_filter_is_one_that_ran():
     rows = [row_of(r) for r in records("report/h200_run.jsonl")]
     dead = next(r for r in rows if r.candidate.endswith("softmax_dead_pallas.py"))
     assert dead.status == "timing_rejected" and dead.failing_filter == "source_analysis"
-    assert "outside the Pallas kernels" in dead.filter_reason and not dead.trusted
+    assert "outside the Pallas kernels" in dead.filter_reason and not dead.passed
     wrong = next(r for r in rows if r.candidate.endswith("softmax_float16_out.py"))
     assert wrong.status == "incorrect" and wrong.failing_filter == "" and "float16" in wrong.message
 
@@ -44,7 +44,7 @@ def test_a_cpu_record_has_wall_clock_times_and_no_speedup():
 def test_geomean_counts_only_ok_robust_timed_rows():
     rows = [row_of(r) for r in records("report/h200_run.jsonl")]
     softmax = next(g for g in groups(rows, lambda r: r.category) if g.name == "softmax")
-    counted = [r.speedup for r in rows if r.category == "softmax" and r.trusted and r.speedup is not None]
+    counted = [r.speedup for r in rows if r.category == "softmax" and r.passed and r.speedup is not None]
     assert len(softmax.speedups) == len(counted) < softmax.tasks
     assert math.isclose(softmax.geomean, math.exp(sum(map(math.log, counted)) / len(counted)))
 

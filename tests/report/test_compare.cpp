@@ -14,19 +14,16 @@ json record(const std::string& task, double median, double lo, double hi, const 
             bool robust = true, const std::string& sha = "aaaa", const std::string& dtype = "float32") {
   json r{{"kernel_name", task},
          {"size", "small"},
+         {"dtype", dtype},
          {"status", status},
          {"candidate", {{"kind", "suite"}, {"path", "/tasks/" + task + ".py"}, {"sha256", sha}}},
          {"result", {{"robustness_passed", robust}}},
-         {"timing", {{"median_us", median}, {"ci95_us", {lo, hi}}, {"reference_median_us", 2.0}}},
-         {"artifacts",
-          {{"jaxpr_dag",
-            {{"nodes",
-              {{{"id", 0}, {"primitive", "input"}, {"outputs", {{{"dtype", "float32"}, {"shape", {8}}}}}},
-               {{"id", 1}, {"primitive", "output"}, {"outputs", {{{"dtype", dtype}, {"shape", {8}}}}}}}}}}}}};
+         {"timing", {{"median_us", median}, {"ci95_us", {lo, hi}}, {"reference_median_us", 2.0}}}};
   return r;
 }
 
-// A record of a candidate that never traced: no timing, no graph (so no dtype), as in gpu_failures.jsonl.
+// A record of a candidate that never traced: no timing, as in gpu_failures.jsonl; a record from
+// before the dtype axis (no `dtype`), which ran at float32.
 json failed(const std::string& task, const std::string& status, const std::string& sha = "aaaa") {
   return {{"kernel_name", task},
           {"size", "small"},
@@ -80,7 +77,7 @@ TEST(RunCompare, MissingIntervalIsAmbiguous) {
 }
 
 TEST(RunCompare, BrokeAndFixed) {
-  // ok -> incorrect, the new record without a graph: still the same row (unknown dtype joins).
+  // ok -> incorrect, the new record from before the dtype axis: float32, the same row.
   const auto broke = compare_records({record("relu", 100, 99, 101)}, {failed("relu", "incorrect")});
   ASSERT_EQ(broke.rows.size(), 1u);
   EXPECT_EQ(broke.rows[0].verdict, compare_verdict::broke);
@@ -122,6 +119,17 @@ TEST(RunCompare, AddedAndRemovedByKey) {
   EXPECT_EQ(result.rows[4].verdict, compare_verdict::added);  // exp bfloat16
   EXPECT_EQ(result.rows[4].dtype, "bfloat16");
   EXPECT_FALSE(result.regressed());  // a removed row is not a regression by itself
+}
+
+TEST(RunCompare, TheRecordsVerdictAndDtypeAreReadNotRederived) {
+  // The record's own `passed` decides BROKE, whatever its status and robustness would say.
+  auto next = record("relu", 100, 99, 101);
+  next["passed"] = false;
+  EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), next), compare_verdict::broke);
+  // The dtype is the record's field, not its output's: an int32 output at a bfloat16 run is bfloat16.
+  auto bf16 = record("one_hot", 5, 4, 6, "ok", true, "aaaa", "bfloat16");
+  bf16["artifacts"] = {{"jaxpr_dag", {{"nodes", {{{"id", 1}, {"primitive", "output"}, {"outputs", {{{"dtype", "int32"}}}}}}}}}};
+  EXPECT_EQ(compare_records({bf16}, {bf16}).rows.at(0).dtype, "bfloat16");
 }
 
 TEST(RunCompare, LaterRecordOfAKeyWins) {

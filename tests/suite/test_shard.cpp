@@ -129,14 +129,15 @@ TEST(WorkItem, CanonicalTextIsSortedJson) {
   task.name = "relu";
   task.output_dtype = "float32";
   task.sha256 = "own";
+  task.views["float32"] = {tolerance{}, {{"x", "float32"}}, "float32", std::nullopt};
+  task.views["bfloat16"] = {tolerance{}, {{"x", "bfloat16"}}, "bfloat16", std::nullopt};
   const auto own = work_item::of(task, problem_size::medium, float_dtype::float32, "abc");
   EXPECT_EQ(own.canonical_text(), item.canonical_text());
-  // At bfloat16 a float task is another item; a task with no float input is the same one.
-  task.tolerances["bfloat16"] = tolerance{};
-  task.dtypes = {{"x", "float32"}};
+  // At bfloat16 a float task is another item; a task with no float input is the same one (its
+  // views keep the output's type: task/dtypes.py).
   EXPECT_EQ(work_item::of(task, problem_size::medium, float_dtype::bfloat16, "abc").dtype, "bfloat16");
-  task.dtypes = {{"x", "int32"}};
-  task.output_dtype = "int32";
+  task.views["float32"] = {tolerance{}, {{"x", "int32"}}, "int32", std::nullopt};
+  task.views["bfloat16"] = {tolerance{}, {{"x", "int32"}}, "int32", std::nullopt};
   EXPECT_EQ(work_item::of(task, problem_size::medium, float_dtype::bfloat16, "abc").canonical_text(),
             work_item::of(task, problem_size::medium, float_dtype::float32, "abc").canonical_text());
 }
@@ -183,6 +184,7 @@ std::vector<task_info> tasks_named(const std::vector<std::string>& names) {
     task_info t;
     t.name = name;
     t.output_dtype = "float32";
+    t.views["float32"] = {tolerance{}, {}, "float32", std::nullopt};
     t.sha256 = "sha-of-" + name;
     tasks.push_back(t);
   }

@@ -26,6 +26,15 @@ inline constexpr int k_schema_version = 2;
 // The record's `roofline`: the work models and what the kernel achieved against the ceilings.
 [[nodiscard]] nlohmann::json roofline_json(const work_counts& work, const roofline_estimate& achieved);
 
+// The record's `passed` (verdict.hpp's one definition, stored when the record is made). A record
+// written before the field existed (schema 2 binaries up to 2026-12-05) is read through the same
+// definition from its status and result.robustness_passed; an unknown status has not passed.
+[[nodiscard]] bool record_passed(const nlohmann::json& record);
+
+// The record's `timing.speedup` (metrics.hpp's speedup(), stored when the record is made): none
+// where the record has none (wall-clock timing, no timing, a failed evaluation).
+[[nodiscard]] std::optional<double> record_speedup(const nlohmann::json& record);
+
 // The record's `error`: phase, message and traceback (text made valid UTF-8).
 [[nodiscard]] nlohmann::json failure_json(const failure_info& failure);
 

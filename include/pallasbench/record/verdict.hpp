@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +39,13 @@ struct enum_names<task_status> {
       std::pair{task_status::timing_rejected, std::string_view("timing_rejected")},
   };
 };
+
+// "Passed", the one definition (what exit code 0 means, what every report, comparison, export and
+// card counts): correct and robust. Written into the record's `passed` when it is made; readers
+// take the field (record_passed, record.hpp), never re-derive it.
+[[nodiscard]] constexpr bool passed(task_status status, std::optional<bool> robustness_passed) {
+  return status == task_status::ok && robustness_passed.value_or(false);
+}
 
 // The evaluation's steps, in order, as a failure names them.
 enum class failure_phase {

@@ -58,15 +58,15 @@ struct compared_side {
   std::optional<bool> robust;   // result.robustness_passed
   std::optional<double> median_us;                    // timing.median_us
   std::optional<std::pair<double, double>> ci95_us;   // timing.ci95_us [lo, hi]
+  bool passed = false;                                // the record's `passed` (record_passed)
 
-  [[nodiscard]] bool passed() const { return status == "ok" && robust.value_or(false); }
   [[nodiscard]] static compared_side from_record(const nlohmann::json& record);
 };
 
 struct compare_row {
   std::string task;  // kernel_name
   std::string size;
-  std::string dtype;             // the kernel's output dtype; "" where the record does not say
+  std::string dtype;             // the run's dtype (the record's `dtype`)
   std::string candidate_sha256;  // candidate.sha256
   std::optional<compared_side> base;
   std::optional<compared_side> next;  // NEW's side ("new" is a keyword)

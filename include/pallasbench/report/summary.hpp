@@ -40,17 +40,17 @@ struct summary_row {
   std::optional<double> max_abs_error;
   std::optional<double> kernel_us;     // median
   std::optional<double> reference_us;  // median of the XLA reference
+  // The record's own verdict and speedup (record_passed, record_speedup: computed once when the
+  // record was made, never here). No speedup in CPU interpret mode, where the kernel runs through
+  // an interpreter and no speed comparison means anything.
+  bool passed = false;
+  std::optional<double> speedup;
   std::string timer;
   std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
   compiler_cells compiler;
   bool recorded = false;  // taken from the records file (--resume), not evaluated in this run
 
-  // Correct and robust: what exit code 0 means.
-  [[nodiscard]] bool passed() const { return status == task_status::ok && robust.value_or(false); }
-  // reference / kernel: above 1 the kernel is faster. None in CPU interpret mode, where the
-  // kernel runs through an interpreter and no speed comparison means anything.
-  [[nodiscard]] std::optional<double> ratio() const;
   // Throws std::invalid_argument for a record whose status is none of task_status's.
   [[nodiscard]] static summary_row from_record(const nlohmann::json& record);
 };

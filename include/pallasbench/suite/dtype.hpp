@@ -23,9 +23,4 @@ struct enum_names<float_dtype> {
   };
 };
 
-// A float32 array's dtype in a run at `dtype`; any other dtype stays what it is.
-[[nodiscard]] inline std::string at_dtype(const std::string& name, float_dtype dtype) {
-  return name == "float32" ? std::string(to_string(dtype)) : name;
-}
-
 }  // namespace pallasbench

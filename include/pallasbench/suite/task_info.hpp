@@ -20,6 +20,15 @@ struct input_info {
   std::string domain;
 };
 
+// The task as evaluated at one dtype, as the reference process's describe derives it (task/dtypes.py
+// views(): the one place the dtype axis is derived).
+struct dtype_view {
+  tolerance tol;
+  std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
+  std::string output_dtype;
+  std::optional<std::map<std::string, std::int64_t>> bytes;  // per size; none: no byte model at this dtype
+};
+
 struct task_info {
   std::string name;
   int level = 0;
@@ -28,8 +37,7 @@ struct task_info {
   std::string sha256;  // of the task file
   std::vector<input_info> inputs;
   std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> shapes;  // size -> input -> shape
-  tolerance tol;  // at the dtype the task is evaluated at (at_dtype)
-  std::map<std::string, tolerance> tolerances;  // dtype -> the task's bound at it (task/dtypes.py)
+  tolerance tol;  // at the dtype the task is evaluated at (at())
   bool uses_tf32 = false;
   bool order_dependent = false;
   bool integer_ops = false;                   // flops() counts integer operations: no float FLOP ceiling applies
@@ -37,9 +45,8 @@ struct task_info {
   std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size, at the dtype the task is evaluated at
-  // dtype -> size -> bytes, where the task's byte model takes the element size (at(dtype) picks).
-  std::map<std::string, std::map<std::string, std::int64_t>> bytes_by_dtype;
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
+  std::map<std::string, dtype_view> views;    // dtype name -> the task at it (at() picks)
   // The suite kernel's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
   // value}]}, task/registry.py's _kernel_config); null when it ships none.
   nlohmann::json kernel_config;
@@ -51,8 +58,8 @@ struct task_info {
   std::string reference_source;  // the reference function's source
 
   [[nodiscard]] static task_info from_json(const nlohmann::json& j);
-  // The task as evaluated at `dtype`: its tolerance there, float32 inputs at the dtype, and a
-  // float32 output too when some input is float.
+  // The task as evaluated at `dtype`: its view there (tolerance, input and output dtypes, byte
+  // model), taken whole from describe. Throws naming the task when describe gave none.
   [[nodiscard]] task_info at(float_dtype dtype) const;
   [[nodiscard]] std::string shape_summary(problem_size size) const;  // "x(4096,4096) y(...)"
   // The task's FLOP and byte models at `size`; none where the task declares none.

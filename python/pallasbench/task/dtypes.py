@@ -83,3 +83,22 @@ def tolerances(module, input_dtypes: list[str] | None = None) -> dict[str, dict]
                              f"than the dtype's bound {bound}")
         found[dtype] = chosen.as_dict()
     return found
+
+
+def views(module, input_dtypes: dict[str, str], output_dtype: str, bytes_at: dict[str, dict | None]) -> dict:
+    """The task as evaluated at each dtype, the one place the dtype axis is derived (the harness
+    reads it from describe; C++ derives nothing): its bound there (`tolerances`), its inputs'
+    dtypes (float32 ones at the dtype), its output's (`output_at_dtype`), and its byte model at
+    each size where it has one at that dtype (`bytes_at[dtype]`, None: no figure, rather than the
+    float32 one that would double a 2-byte kernel's bandwidth)."""
+    floats = list(input_dtypes.values())
+    bounds = tolerances(module, floats)
+    found = {}
+    for dtype in DTYPES:
+        view = {"tolerance": bounds[dtype],
+                "dtypes": {name: at_dtype(kind, dtype) for name, kind in input_dtypes.items()},
+                "output_dtype": output_at_dtype(output_dtype, floats, dtype)}
+        if bytes_at.get(dtype) is not None:
+            view["bytes"] = bytes_at[dtype]
+        found[dtype] = view
+    return found

@@ -129,7 +129,6 @@ def describe(module: ModuleType) -> dict:
         "dtypes": _input_dtypes(module),
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
-        "bytes_by_dtype": _bytes_by_dtype(module),
         "kernel_config": _kernel_config(module),
     }
 
@@ -152,7 +151,7 @@ def _kernel_config(module: ModuleType) -> dict | None:
     return {"gpu": table.gpu, "source": table.source, "values": values}
 
 
-def _bytes_by_dtype(module: ModuleType) -> dict:
+def bytes_by_dtype(module: ModuleType) -> dict:
     """The byte model at each low-precision dtype, from bytes_moved(shapes, itemsize=2) where the
     task's model takes the float element size; none otherwise (the harness then claims no
     bandwidth figure at that dtype rather than the float32 one)."""

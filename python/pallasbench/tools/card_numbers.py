@@ -8,6 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from pallasbench.tools.records import passed, speedup
+
 # The order docs/filters.md gives them; a filter only some records know comes after, by name.
 FILTERS = ("output_range", "output_std", "axes_variation", "input_impact", "source_analysis")
 
@@ -46,11 +48,13 @@ class PassRow:
     status_ok: Rate
     correct: Rate
     robust: Rate
+    passed: Rate  # the record's verdict: correct and robust
 
 
 def pass_row(group: str, records: list[dict]) -> PassRow:
     return PassRow(group, len(records), rate(records, "status", "ok"),
-                   rate(records, "result.correctness_passed"), rate(records, "result.robustness_passed"))
+                   rate(records, "result.correctness_passed"), rate(records, "result.robustness_passed"),
+                   Rate(sum(1 for r in records if passed(r)), len(records)))
 
 
 def level_name(level) -> str:
@@ -72,15 +76,6 @@ def pass_rows(records: list[dict]) -> list[PassRow]:
     return rows
 
 
-def speedup(record: dict) -> float | None:
-    """A timed ok record's speedup (XLA reference median over the kernel's): only device-timed
-    records carry one, and only a positive finite ratio is a speedup."""
-    value = at(record, "timing.speedup")
-    if record.get("status") != "ok" or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) and value > 0 else None
-
-
 def geomean(values: list[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
@@ -89,16 +84,14 @@ def geomean(values: list[float]) -> float | None:
 class SpeedRow:
     group: str
     timed: int  # records with a speedup
+    passed: int  # of them, the ones that passed (correct and robust): the geomean's
     geomean: float | None
-    robust: int  # of them, robust ones
-    robust_geomean: float | None
 
 
 def speed_row(group: str, records: list[dict]) -> SpeedRow:
     timed = [r for r in records if speedup(r) is not None]
-    robust = [r for r in timed if at(r, "result.robustness_passed") is True]
-    return SpeedRow(group, len(timed), geomean([speedup(r) for r in timed]),
-                    len(robust), geomean([speedup(r) for r in robust]))
+    kept = [r for r in timed if passed(r)]
+    return SpeedRow(group, len(timed), len(kept), geomean([speedup(r) for r in kept]))
 
 
 def speed_rows(records: list[dict]) -> tuple[list[SpeedRow], list[SpeedRow]]:

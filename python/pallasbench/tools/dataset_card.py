@@ -104,29 +104,29 @@ def contents(records: list[dict]) -> list[str]:
 
 
 def pass_rates(records: list[dict]) -> list[str]:
-    rows = [[r.group, r.records, r.status_ok, r.correct, r.robust] for r in cn.pass_rows(records)]
+    rows = [[r.group, r.records, r.status_ok, r.correct, r.robust, r.passed] for r in cn.pass_rows(records)]
     return ["## Pass rates", "",
             "`status` ok: the evaluation found no failure (the candidate compiled, ran, was correct, and its times, "
             "where taken, stand). "
             "`result.correctness_passed`: the output matched the reference within the task's tolerance on every "
             "seed and stress case (and every timing batch rechecked). `result.robustness_passed`: every "
-            "robustness filter passed (below); `eval` accepts a candidate only when it is correct too. "
+            "robustness filter passed (below). `passed`: the record's verdict, status ok and robust (what `eval`'s "
+            "exit code 0 means), computed once by the binary. "
             "Each rate counts the records that hold the field.", "",
-            *table(["records", "n", "status ok", "correctness_passed", "robustness_passed"], rows), ""]
+            *table(["records", "n", "status ok", "correctness_passed", "robustness_passed", "passed"], rows), ""]
 
 
 def speed(records: list[dict]) -> list[str]:
     by_level, by_category = cn.speed_rows(records)
     lines = ["## Speed", "",
              "`timing.speedup` is the XLA reference's median device time over the kernel's (CUPTI, on the GPU); "
-             "wall-clock times (CPU interpret mode) carry no speedup. Geomeans are over the records with status "
-             "ok and a speedup; the robust columns keep those with `result.robustness_passed`.", ""]
+             "wall-clock times (CPU interpret mode) carry no speedup. Geomeans are over the records that "
+             "`passed` (status ok and robust) and have a speedup.", ""]
     if not by_level:
         return lines + ["No record has a speedup, so no geomean is given.", ""]
-    header = ["records with a speedup", "geomean", "of them robust", "geomean (robust)"]
+    header = ["records with a speedup", "of them passed", "geomean (passed)"]
     for title, rows in (("level", by_level), ("category", by_category)):
-        lines += table([title, *header], [[r.group, r.timed, ratio(r.geomean), r.robust, ratio(r.robust_geomean)]
-                                          for r in rows]) + [""]
+        lines += table([title, *header], [[r.group, r.timed, r.passed, ratio(r.geomean)] for r in rows]) + [""]
     total = cn.speed_row("all", records)
     return lines + [f"{total.timed} of {len(records)} records have a speedup.", ""]
 

@@ -137,21 +137,21 @@ def header_section(header: Header) -> str:
 
 def group_table(title: str, table_id: str, found: list[Group]) -> str:
     rows = "".join(
-        f"<tr><td>{esc(g.name)}</td><td class=n>{g.tasks}</td><td class=n>{g.ok}</td><td class=n>{g.robust}</td>"
+        f"<tr><td>{esc(g.name)}</td><td class=n>{g.tasks}</td><td class=n>{g.ok}</td><td class=n>{g.passed}</td>"
         f"<td class=n>{len(g.speedups)}</td><td class=n>{esc(ratio_text(g.geomean))}</td></tr>" for g in found)
     return (f"<h3>{esc(title)}</h3><table id={table_id}><tr><th>{esc(title.split()[-1])}</th><th>records</th>"
-            f"<th>ok</th><th>robust</th><th>timed</th><th>geomean speedup</th></tr>{rows}</table>")
+            f"<th>ok</th><th>passed</th><th>timed</th><th>geomean speedup</th></tr>{rows}</table>")
 
 
 def failures_section(rows: list[Row]) -> str:
-    failed = [r for r in rows if r.status != "ok" or r.robust is False]
+    failed = [r for r in rows if not r.passed]
     if not failed:
         return "<h2>Failures</h2><p>None: every record is ok and robust.</p>"
     items = []
     for row in failed:
         why = row.message or (f"filter {row.failing_filter}: {row.filter_reason}" if row.failing_filter else "")
         tail = f"<pre>{esc(row.stderr_tail)}</pre>" if row.stderr_tail else ""
-        verdict = row.status if row.robust is not False or row.status != "ok" else "ok, not robust"
+        verdict = "ok, not robust" if row.status == "ok" else row.status
         items.append(f'<div class="failure" data-task="{esc(row.task)}"><h3>{esc(row.task)} ({esc(row.size)}, '
                      f'{esc(row.candidate)}): <span class="bad">{esc(verdict)}</span>'
                      f'{" in " + esc(row.phase) if row.phase else ""}</h3><p>{esc(why)}</p>{tail}</div>')

@@ -3,6 +3,7 @@ in order, each record with where it came from."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,27 @@ from pallasbench.tools import ToolUsageError
 class Source:
     path: Path  # the records file
     line: int
+
+
+def passed(record: dict) -> bool:
+    """The record's verdict, `passed` (correct and robust), as the binary computed it once when it
+    made the record (record/verdict.hpp). Every tool reads it here. A record from before the field
+    (binaries up to 2026-12-05) is read as the binary reads it (record_passed, record.cpp): from
+    its status and result.robustness_passed, by the same rule."""
+    value = record.get("passed")
+    if isinstance(value, bool):
+        return value
+    result = record.get("result") if isinstance(record.get("result"), dict) else {}
+    return record.get("status") == "ok" and result.get("robustness_passed") is True
+
+
+def speedup(record: dict) -> float | None:
+    """The record's `timing.speedup` (XLA's median device time over the kernel's), as the binary
+    computed it once (measure/metrics.cpp): device-timed records only, a positive finite ratio."""
+    value = (record.get("timing") or {}).get("speedup")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
 
 
 def records_path(argument: str) -> Path:

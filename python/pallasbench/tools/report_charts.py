@@ -42,7 +42,7 @@ def _label(row: Row) -> str:
 def speedup_chart(rows: list[Row], colours: dict[str, tuple]) -> str | None:
     """Horizontal bars from 1x to each task's speedup on a log axis, the CI95 as whiskers; None
     when no record was timed against XLA."""
-    timed = sorted((r for r in rows if r.trusted and r.speedup and r.speedup > 0), key=lambda r: r.speedup)
+    timed = sorted((r for r in rows if r.passed and r.speedup and r.speedup > 0), key=lambda r: r.speedup)
     if not timed:
         return None
     figure = Figure(figsize=(7.5, 1.2 + 0.17 * len(timed)))
@@ -78,7 +78,7 @@ def _tflops(flops: float, microseconds: float) -> float:
 def roofline_chart(rows: list[Row], ceilings: list[Ceiling], colours: dict[str, tuple]) -> str | None:
     """Arithmetic intensity against achieved TFLOP/s, kernel (filled) and XLA (hollow) joined,
     under the measured bandwidth and compute ceilings; None without timed rows or ceilings."""
-    points = [r for r in rows if r.trusted and r.intensity and r.kernel_us and r.flops]
+    points = [r for r in rows if r.passed and r.intensity and r.kernel_us and r.flops]
     bandwidth = [c for c in ceilings if c.unit == "GB/s"]
     compute = sorted((c for c in ceilings if c.unit == "TFLOP/s"), key=lambda c: c.value)
     if not points or not bandwidth:

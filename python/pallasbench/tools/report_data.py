@@ -7,6 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pallasbench.tools import records as record_reader
+
 
 def _at(record: dict, *path, default=None):
     value = record
@@ -35,6 +37,7 @@ class Row:
     size: str
     status: str
     candidate: str  # "suite" for the task's own kernel, else the candidate file's name
+    passed: bool = False  # the record's verdict (correct and robust): only these count in charts and geomeans
     robust: bool | None = None
     failing_filter: str = ""
     filter_reason: str = ""
@@ -55,11 +58,6 @@ class Row:
     message: str = ""
     phase: str = ""
     stderr_tail: str = ""
-
-    @property
-    def trusted(self) -> bool:
-        """Ok and not failed by a filter: only these count in speedup charts and geomeans."""
-        return self.status == "ok" and self.robust is not False
 
     @property
     def intensity(self) -> float | None:
@@ -99,14 +97,14 @@ def row_of(record: dict) -> Row:
     name, reason = _failing_filter(record)
     row = Row(task=str(record.get("kernel_name", "?")), level=record.get("level"),
               category=str(record.get("category", "")), size=_size(record),
-              status=str(record.get("status", "?")), candidate=_candidate(record),
+              status=str(record.get("status", "?")), candidate=_candidate(record), passed=record_reader.passed(record),
               robust=_at(record, "result", "robustness_passed"), failing_filter=name, filter_reason=reason,
               timer=str(timing.get("timer", "")), message=str(_at(record, "error", "message", default="")),
               phase=str(_at(record, "error", "phase", default="")), stderr_tail=str(record.get("stderr_tail", "")))
     row.kernel_us, row.kernel_ci = _number(timing.get("median_us")), _interval(timing.get("ci95_us"))
     row.xla_us = _number(timing.get("reference_median_us"))
     row.xla_ci = _interval(_at(timing, "reference", "ci95_us"))
-    row.speedup, row.speedup_ci = _number(timing.get("speedup")), _interval(timing.get("speedup_ci95"))
+    row.speedup, row.speedup_ci = record_reader.speedup(record), _interval(timing.get("speedup_ci95"))
     row.flops, row.bytes = _number(roofline.get("flops")), _number(roofline.get("bytes"))
     bandwidth, compute = _number(roofline.get("pct_peak_bandwidth")), _number(roofline.get("pct_peak_flops"))
     if bandwidth is not None and compute is not None:
@@ -130,7 +128,7 @@ class Group:
     name: str
     tasks: int = 0
     ok: int = 0
-    robust: int = 0
+    passed: int = 0
     speedups: list[float] = field(default_factory=list)
 
     @property
@@ -147,8 +145,8 @@ def groups(rows: list[Row], key) -> list[Group]:
         found[name] = group
         group.tasks += 1
         group.ok += row.status == "ok"
-        group.robust += row.robust is True
-        if row.trusted and row.speedup is not None:
+        group.passed += row.passed
+        if row.passed and row.speedup is not None:
             group.speedups.append(row.speedup)
     return [found[name] for name in sorted(found, key=lambda n: (n is None, str(n)))]
 

@@ -83,7 +83,8 @@ class Reference:
                 info["sha256"] = info["kernel_sha256"]
                 info["reference_source"] = inspect.getsource(module.reference)
                 info["output_dtype"] = _output_dtype(module, info)
-                info["tolerances"] = dtypes.tolerances(module, list(info["dtypes"].values()))
+                info["views"] = dtypes.views(module, info["dtypes"], info["output_dtype"],
+                                             {"float32": info["bytes"], **registry.bytes_by_dtype(module)})
                 tasks.append(info)
             except Exception as exc:  # one broken task file must not hide the others
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})

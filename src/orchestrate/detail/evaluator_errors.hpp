@@ -28,4 +28,18 @@ public:
   using error::error;
 };
 
+// The candidate's outputs differ from the reference's beyond the tolerance on a seed or a stress
+// case (the correctness report, already in the result, says where).
+class failed_check : public error {
+public:
+  using error::error;
+};
+
+// Correct, but its timing cannot stand: a sample launched none of its kernels, or beat the
+// hardware's floor.
+class refused_timing : public error {
+public:
+  using error::error;
+};
+
 }  // namespace pallasbench::detail
