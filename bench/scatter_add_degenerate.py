@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scatter_add's degenerate stress case on the GPU, many times: every update row into one id
-(TASKS.md), checked as the harness checks a stress case (float64 reference; atol 1e-4 scaled by
+(docs/tasks.md), checked as the harness checks a stress case (float64 reference; atol 1e-4 scaled by
 max(1, rms(ref)), rtol 1e-4), for the shipped kernel and for variants of its "rows" (rows=1
 is one atomic a row: the chain the open-sum walk replaces). Fresh OS-entropy seeds each run,
 printed. bench/ only.

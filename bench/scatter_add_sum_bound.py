@@ -1,5 +1,5 @@
 """How often float32 summation misses scatter_add's tolerance in its LARGE degenerate stress case
-(every one of the 32768 update rows into one output row; TASKS.md: 1e-4 + 1e-4 |ref|), CPU only.
+(every one of the 32768 update rows into one output row; docs/tasks.md: 1e-4 + 1e-4 |ref|), CPU only.
 
 Each column of 32768 N(0,1) rows is summed in float32 by a running sum (the order of an atomic
 chain), and by blocks of R rows first (a kernel pre-summing R rows a program), against a float64

@@ -17,6 +17,7 @@
 #include "detail/batch.hpp"
 #include "detail/command_setup.hpp"
 #include "detail/devices.hpp"
+#include "detail/python_tool.hpp"
 #include "detail/session.hpp"
 #include "pallasbench/core/interrupt.hpp"
 #include "pallasbench/orchestrate/lanes.hpp"
@@ -186,9 +187,15 @@ int evaluate(const evaluation_plan& plan, printer& out) {
 }  // namespace
 
 int list_command(const list_options& options) {
+  if (options.format == list_format::markdown) {
+    std::vector<std::string> args;
+    if (options.selection.level) args.insert(args.end(), {"--level", std::to_string(*options.selection.level)});
+    if (!options.selection.category.empty()) args.insert(args.end(), {"--category", options.selection.category});
+    exec_python_tool("task_docs", args);
+  }
   auto s = detail::open_session({device_choice::cpu, {}, std::nullopt, k_default_max_source_bytes, 300, "", {}});
   const auto tasks = detail::select(s.tasks, options.selection);
-  if (options.json) {
+  if (options.format == list_format::json) {
     json out = json::array();
     for (const auto& t : tasks)
       out.push_back({{"name", t.name},

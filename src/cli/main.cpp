@@ -123,7 +123,13 @@ int main(int argc, char** argv) {
   pallasbench::list_options list;
   auto* list_cmd = app.add_subcommand("list", "list the tasks with level, category and sizes");
   add_selection(list_cmd, list.selection);
-  list_cmd->add_flag("--json", list.json, "print JSON");
+  auto* format_option = add_choice(list_cmd, "--format", list.format,
+                                   "table; json; or markdown: each task's inputs, shapes, reference, tolerance, "
+                                   "stress cases and FLOP/byte models, as docs/tasks.md holds them");
+  list_cmd
+      ->add_flag_callback(
+          "--json", [&list] { list.format = pallasbench::list_format::json; }, "print JSON (--format json)")
+      ->excludes(format_option);
 
   pallasbench::run_options run;
   auto* run_cmd = app.add_subcommand("run", "evaluate the suite's own kernels and record the results");

@@ -22,7 +22,7 @@ SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (TASKS.md offsets those only)",
+STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (the offset case is for those only)",
                          degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 DELTA = 1.0

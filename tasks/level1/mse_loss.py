@@ -21,7 +21,7 @@ SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False
 ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (TASKS.md offsets those only)",
+STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (the offset case is for those only)",
                          degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 BLOCK_BYTES = 32 * 1024  # per input: 8K f32, 32 a thread at 8 warps

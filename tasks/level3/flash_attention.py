@@ -1,4 +1,4 @@
-"""flash_attention: softmax(q @ k^T / sqrt(d)) @ v for one head, FlashAttention-2 style.
+"""flash_attention: softmax(q @ k^T / sqrt(d)) @ v, one head, tiled online softmax: never an (S, S) array.
 
 One program per block of 64-128 queries; it walks (bk, d) key/value tiles with lax.fori_loop,
 keeping an f32 running max, exp-sum and output accumulator (online softmax), so the (S, S)

@@ -26,6 +26,21 @@ def test_list_json(env):
     assert all(t["level"] == 1 for t in tasks.values())
 
 
+def test_list_markdown_is_the_task_docs_of_the_selection(env):
+    # The binary hands the selection to pallasbench.tools.task_docs: the page of docs/tasks.md for
+    # those tasks alone; a selection of no task is a usage error naming the categories.
+    result = run_cli(env, "list", "--level", "3", "--category", "mlp", "--format", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# The task suite: 2 tasks (level 3, category mlp)\n")
+    titles = [line for line in result.stdout.splitlines() if line.startswith("### ")]
+    assert titles == ["### gated_mlp", "### mlp_block"]
+    docs = (ROOT / "docs" / "tasks.md").read_text()
+    section = result.stdout[result.stdout.index("### gated_mlp"):result.stdout.index("### mlp_block")]
+    assert section in docs
+    refused = run_cli(env, "list", "--category", "no_such", "--format", "markdown")
+    assert refused.returncode == 2 and "categories: activation" in refused.stderr
+
+
 def test_run_writes_records_and_summary(env, tmp_path):
     result = run_cli(env, "run", "relu", "softmax", "--device", "cpu", "--out", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

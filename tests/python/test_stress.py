@@ -1,4 +1,4 @@
-"""Stress cases (TASKS.md, "Stress cases"): every task declares each case, its inputs stay in
+"""Stress cases (docs/tasks.md, "Stress cases"): every task declares each case, its inputs stay in
 their domains, and the delicate cases (offset) pass with the suite's own kernels."""
 
 import types
@@ -162,7 +162,7 @@ def test_suite_kernels_pass_the_offset_case(name):
 
 
 def test_the_large_case_shrinks_until_float16_holds_its_reference(tmp_path):
-    """TASKS.md's large factors keep the reference finite at float32. float16 (65504) cannot hold
+    """The tasks' large factors keep the reference finite at float32. float16 (65504) cannot hold
     mlp_block's at x1e3: the reference process shrinks the factor until it can, and answers with
     the reference of the inputs it wrote; bfloat16 (float32's range) keeps the task's factor."""
     module = registry.load("mlp_block")

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -13,80 +15,41 @@
 namespace pallasbench {
 namespace {
 
-// The suite's 69 task names (tasks/level1..3), so the spread is checked on the real keys.
-const std::vector<std::string> k_names = {"add",
-                                          "batch_norm_1d",
-                                          "batched_matmul",
-                                          "clamp",
-                                          "col_sum",
-                                          "cosine_sim",
-                                          "cross_entropy",
-                                          "elu",
-                                          "embedding_lookup",
-                                          "exp",
-                                          "gather",
-                                          "gelu",
-                                          "hardswish",
-                                          "huber_loss",
-                                          "layernorm",
-                                          "leaky_relu",
-                                          "log",
-                                          "log_softmax",
-                                          "matmul",
-                                          "maximum",
-                                          "mish",
-                                          "mse_loss",
-                                          "multiply",
-                                          "nucleotide_onehot",
-                                          "one_hot",
-                                          "outer_product",
-                                          "reduce_max",
-                                          "reduce_mean",
-                                          "reduce_sum",
-                                          "relu",
-                                          "rmsnorm",
-                                          "rsqrt",
-                                          "scatter_add",
-                                          "sigmoid",
-                                          "silu",
-                                          "softmax",
-                                          "softplus",
-                                          "tanh",
-                                          "fused_bias_gelu_dropout",
-                                          "fused_gelu_bias",
-                                          "fused_layer_norm_relu",
-                                          "fused_matmul_bias",
-                                          "fused_relu_matmul",
-                                          "fused_softmax_cross_entropy",
-                                          "gc_content",
-                                          "geglu",
-                                          "hamming_distance",
-                                          "kmer_count",
-                                          "layernorm_residual",
-                                          "linear_bias_relu",
-                                          "matmul_gelu",
-                                          "matmul_relu",
-                                          "matmul_silu",
-                                          "pairwise_distance",
-                                          "pwm_scan",
-                                          "qk_softmax",
-                                          "reverse_complement",
-                                          "rmsnorm_residual",
-                                          "sequence_match",
-                                          "sigmoid_bce",
-                                          "swiglu",
-                                          "attention_forward",
-                                          "conv1d_genomic",
-                                          "flash_attention",
-                                          "gated_mlp",
-                                          "mlp_block",
-                                          "multi_head_attention",
-                                          "transformer_block",
-                                          "triangle_update"};
+// The suite's task names, found as the registry finds them (tasks/level<N>/<name>.py, level by
+// level, names in order, files starting with '_' excepted), so the spread is checked on the real
+// keys and a new task needs no edit here.
+std::vector<std::string> suite_task_names() {
+  namespace fs = std::filesystem;
+  const fs::path tasks = fs::path(PALLASBENCH_TEST_DATA).parent_path() / "tasks";
+  std::vector<fs::path> levels;
+  for (const auto& entry : fs::directory_iterator(tasks))
+    if (const auto name = entry.path().filename().string();
+        entry.is_directory() && name.size() == 6 && name.starts_with("level") &&
+        std::isdigit(static_cast<unsigned char>(name[5])))
+      levels.push_back(entry.path());
+  std::sort(levels.begin(), levels.end());
+  std::vector<std::string> names;
+  for (const auto& level : levels) {
+    std::vector<std::string> of_level;
+    for (const auto& file : fs::directory_iterator(level))
+      if (file.path().extension() == ".py" && !file.path().filename().string().starts_with("_"))
+        of_level.push_back(file.path().stem().string());
+    std::sort(of_level.begin(), of_level.end());
+    names.insert(names.end(), of_level.begin(), of_level.end());
+  }
+  if (names.empty()) throw std::runtime_error(fmt::format("no task files under {}", tasks.string()));
+  return names;
+}
+
+// Read on first use, so a missing folder fails the tests that need it rather than the binary's start.
+const std::vector<std::string>& suite_names() {
+  static const auto names = suite_task_names();
+  return names;
+}
 
 std::vector<work_item> all_items() {
   std::vector<work_item> items;
-  for (const auto& name : k_names)
+  for (const auto& name : suite_names())
     for (const auto size : {problem_size::small, problem_size::medium, problem_size::large})
       items.push_back({name, size, "float32", "sha-of-" + name});
   return items;
@@ -99,6 +62,14 @@ std::string parse_error(std::string_view text) {
     return e.what();
   }
   return "(parsed)";
+}
+
+TEST(ShardSpec, ChecksTheSuitesOwnTaskNames) {
+  // The spread tests below need the real suite: its files, every level of it.
+  const auto& names = suite_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "relu"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "triangle_update"), names.end());
+  EXPECT_GE(names.size(), 50u);
 }
 
 TEST(ShardSpec, ParsesIndexOfCount) {
@@ -200,21 +171,23 @@ std::map<std::string, int> shard_of_each(const std::vector<task_info>& tasks, in
 }
 
 TEST(ShardShare, AddingOrRemovingATaskMovesNoOther) {
-  auto names = k_names;
+  auto names = suite_names();
   const auto before = shard_of_each(tasks_named(names), 5);
   ASSERT_EQ(before.size(), names.size());
+  ASSERT_GT(names.size(), 20u);
+  const std::string removed = names[20];
   names.insert(names.begin() + 10, "brand_new_task");
-  names.erase(std::find(names.begin(), names.end(), "softmax"));
+  names.erase(std::find(names.begin(), names.end(), removed));
   auto after = shard_of_each(tasks_named(names), 5);
   EXPECT_TRUE(after.contains("brand_new_task"));
   after.erase("brand_new_task");
   auto expected = before;
-  expected.erase("softmax");
+  expected.erase(removed);
   EXPECT_EQ(after, expected);
 }
 
 TEST(ShardShare, KeepsTheSelectionOrder) {
-  const auto tasks = tasks_named(k_names);
+  const auto tasks = tasks_named(suite_names());
   for (int index = 1; index <= 3; ++index) {
     const auto share = shard_share(tasks, shard_spec(index, 3), problem_size::small);
     std::vector<std::string> got, want;
@@ -226,7 +199,7 @@ TEST(ShardShare, KeepsTheSelectionOrder) {
 }
 
 TEST(ShardShare, AUserCandidatesHashReplacesEachTasksOwn) {
-  const auto tasks = tasks_named(k_names);
+  const auto tasks = tasks_named(suite_names());
   const auto own = shard_of_each(tasks, 4);
   const auto user = shard_of_each(tasks, 4, "user-candidate-sha");
   EXPECT_EQ(user.size(), tasks.size());

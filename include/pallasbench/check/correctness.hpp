@@ -26,7 +26,7 @@ struct seed_outcome {
 [[nodiscard]] seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_array& second,
                                       const npy_array& reference, const tolerance& tol, bool order_dependent);
 
-// One stress case (TASKS.md, "Stress cases"): its inputs' seed and the comparison.
+// One stress case (docs/tasks.md, "Stress cases"): its inputs' seed and the comparison.
 struct stress_outcome {
   std::string name;
   std::uint64_t seed = 0;

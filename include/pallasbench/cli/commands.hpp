@@ -1,12 +1,16 @@
 // The CLI's commands; main.cpp only parses flags into these options.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "pallasbench/core/enum_names.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
 #include "pallasbench/report/live_progress.hpp"
 #include "pallasbench/report/printer.hpp"
@@ -62,9 +66,23 @@ struct evaluation_flags {
   std::string trace_file;                             // --trace: the run's timeline (Chrome trace events); empty: none
 };
 
+// `list`: a table, JSON, or the suite's specification as markdown (docs/tasks.md, made by
+// pallasbench.tools.task_docs from the task files).
+enum class list_format { table, json, markdown };
+
+template <>
+struct enum_names<list_format> {
+  static constexpr std::string_view what = "list format";
+  static constexpr std::array entries{
+      std::pair{list_format::table, std::string_view("table")},
+      std::pair{list_format::json, std::string_view("json")},
+      std::pair{list_format::markdown, std::string_view("markdown")},
+  };
+};
+
 struct list_options {
   selection_options selection;
-  bool json = false;
+  list_format format = list_format::table;
 };
 
 struct run_options {

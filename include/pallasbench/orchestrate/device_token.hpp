@@ -1,5 +1,5 @@
 // Sharing one device between lanes: GPU work of several lanes may overlap, a timed series may
-// overlap nothing (shared/DESIGN.md: "measuring holds a per-GPU token so no two timings overlap").
+// overlap nothing (docs/architecture.md, "Lanes": a timed series has the device to itself).
 #pragma once
 
 #include <condition_variable>

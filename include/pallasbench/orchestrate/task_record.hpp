@@ -1,4 +1,4 @@
-// The dataset record of one evaluation (shared/DESIGN.md's schema, docs/record_schema.md).
+// The dataset record of one evaluation (docs/architecture.md, "The record"; docs/record_schema.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

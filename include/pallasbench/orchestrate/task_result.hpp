@@ -1,5 +1,5 @@
 // One evaluation's outcome, as the evaluator fills it in; orchestrate/task_record.hpp turns it
-// into the dataset record (shared/DESIGN.md's schema).
+// into the dataset record (docs/architecture.md, "The record").
 #pragma once
 
 #include <cstdint>

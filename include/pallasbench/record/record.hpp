@@ -1,5 +1,5 @@
-// The record's schema version and the JSON of its measured parts (shared/DESIGN.md's schema;
-// docs/record_schema.md). orchestrate/task_record.hpp assembles a whole record from them.
+// The record's schema version and the JSON of its measured parts (docs/architecture.md's
+// record; docs/record_schema.md). orchestrate/task_record.hpp assembles a whole record from them.
 #pragma once
 
 #include <optional>

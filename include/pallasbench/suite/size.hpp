@@ -1,4 +1,4 @@
-// The suite's problem sizes (shared/TASKS.md: every task has shapes at each).
+// The suite's problem sizes (docs/tasks.md: every task has shapes at each).
 #pragma once
 
 #include <array>

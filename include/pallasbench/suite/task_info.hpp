@@ -50,7 +50,7 @@ struct task_info {
   // The suite kernel's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
   // value}]}, task/registry.py's _kernel_config); null when it ships none.
   nlohmann::json kernel_config;
-  std::vector<std::string> stress_cases;      // checked after the seeds (TASKS.md, "Stress cases")
+  std::vector<std::string> stress_cases;      // checked after the seeds (docs/tasks.md, "Stress cases")
   std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it
   // Read by the trusted reference process, never by the process that imports the kernel.
   std::string source;            // the task file

@@ -1,4 +1,4 @@
-// A task's correctness bound, as its task file declares it (shared/TASKS.md, "Tolerances").
+// A task's correctness bound, as its task file declares it (docs/tasks.md, "Tolerances").
 #pragma once
 
 namespace pallasbench {

@@ -8,7 +8,7 @@ SIZE_NAMES = ("small", "medium", "large")
 def sizes(medium: dict, small: dict | None = None, large: dict | None = None) -> dict:
     """SMALL / MEDIUM / LARGE input shapes by name.
 
-    TASKS.md's default: SMALL = MEDIUM / 8 per dimension (at least 8), LARGE = MEDIUM x 4 per
+    The suite's default (docs/tasks.md): SMALL = MEDIUM / 8 per dimension (at least 8), LARGE = MEDIUM x 4 per
     dimension. A size given explicitly replaces the derived one for the inputs it names.
     """
 

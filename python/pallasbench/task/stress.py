@@ -1,4 +1,4 @@
-"""Stress cases (shared/TASKS.md, "Stress cases"): what a task declares, and the inputs made for it.
+"""Stress cases (docs/tasks.md, "Stress cases"): what a task declares, and the inputs made for it.
 
 A task file declares its cases with `stress_cases` (a Stress spec); the trusted reference process
 makes their inputs. A kernel must compute its task's function on every valid input, not only on
@@ -23,7 +23,7 @@ from pallasbench.task.domains import DISCRETE, ONE_HOT_ROWS, POSITIVE, REAL, Inp
 STRESS_CASES = ("tiny", "large", "offset", "degenerate", "distinct")
 
 # Reasons shared by many task files for a case they skip.
-NO_ROW_STATISTIC = ("no row statistic: TASKS.md offsets norms, softmax-class ops, losses over "
+NO_ROW_STATISTIC = ("no row statistic: the offset case is for norms, softmax-class ops, losses over "
                     "logits and attention")
 NO_DISCRETE_INPUT = "no integer or genomics input"
 NO_FLOAT_INPUT = "no free float input to scale (integer, one-hot or bounded inputs only)"

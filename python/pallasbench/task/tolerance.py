@@ -1,4 +1,4 @@
-"""Tolerances of the task checks (TASKS.md: upper bounds; a task may be stricter, never looser)."""
+"""Tolerances of the task checks (docs/tasks.md: upper bounds; a task may be stricter, never looser)."""
 
 from __future__ import annotations
 

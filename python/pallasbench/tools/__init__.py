@@ -1,6 +1,7 @@
-"""The CLI's Python-side tools (`pallasbench report --html`, `pallasbench export`): the binary
-execs `python -m pallasbench.tools.<module>` (src/cli/python_tool.cpp). They read records; the
-judgement in them is the C++ harness's.
+"""The CLI's Python-side tools (`pallasbench report --html`, `pallasbench export`, `pallasbench
+list --format markdown`): the binary execs `python -m pallasbench.tools.<module>`
+(src/cli/python_tool.cpp). They read records or the task files; the judgement in them is the C++
+harness's.
 
 Exit codes follow the CLI's: 0 done, 2 a usage error (a file that cannot be read, a corrupt line:
 named with file:line), 3 anything else."""

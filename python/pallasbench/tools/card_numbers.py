@@ -111,7 +111,7 @@ def distinct(records: list[dict], path: str) -> list[tuple[object, int]]:
     return counted(at(r, path) for r in records)
 
 
-# What the card lists of where the records ran (DESIGN.md: GPU, driver, CUDA, jax, jaxlib, triton).
+# What the card lists of where the records ran (docs/architecture.md, "The record": GPU, driver, CUDA, jax, jaxlib, triton).
 ENVIRONMENT = (("GPU", "environment.gpu_name"), ("driver", "environment.driver"), ("CUDA", "environment.cuda"),
                ("jax", "environment.jax"), ("jaxlib", "environment.jaxlib"), ("triton", "environment.triton"),
                ("Python", "environment.python"), ("JAX backend", "environment.backend"))

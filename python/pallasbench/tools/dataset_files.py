@@ -13,7 +13,7 @@ from pallasbench.tools.records import Source
 
 FORMATS = ("jsonl", "parquet")
 
-# The pallasbench-robust card's columns and KernelBook's (shared DESIGN.md, "Record"): first, so
+# The pallasbench-robust card's columns and KernelBook's (docs/architecture.md, "The record"): first, so
 # that a reader of either dataset finds its columns where it expects them.
 CARD_COLUMNS = ("kernel_name", "level", "category", "source_original", "source_fixed", "diff", "jaxpr",
                 "stablehlo", "result")
@@ -35,7 +35,7 @@ def export_schema(schema: dict | None = None) -> dict:
     schema = record_schema.load() if schema is None else schema
     first = CARD_COLUMNS + KERNELBOOK_COLUMNS
     missing = [c for c in first if c not in schema]
-    if missing:  # the schema file and DESIGN.md disagree: a defect, not the user's input
+    if missing:  # the schema file and docs/architecture.md's record disagree: a defect, not the user's input
         raise ValueError(f"docs/record_schema.json lacks the columns {', '.join(missing)}")
     return {**{c: schema[c] for c in first}, **{c: schema[c] for c in sorted(schema) if c not in first}}
 

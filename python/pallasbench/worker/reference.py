@@ -204,7 +204,7 @@ class Reference:
         return module, inputs, written, factor
 
     def _stress_inputs(self, module, req: ReferenceRequest, shapes: dict) -> tuple:
-        """A stress case's inputs. TASKS.md sets each task's large factor where the reference
+        """A stress case's inputs. A task's STRESS sets its large factor where the reference
         stays finite, at float32. float16 holds less (65504): the matmul class's x1e3 rounds its
         large reference to Inf but where the sum cancelled, and those few elements, compared
         alone, fail even an exact float32 computation (mlp_block). At such a dtype the factor

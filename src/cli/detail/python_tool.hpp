@@ -1,5 +1,6 @@
-// The CLI's Python-side tools: drawing (matplotlib) and Parquet (pyarrow) are Python libraries, so
-// `report --html` and `export` hand their arguments to a module of python/pallasbench/tools/.
+// The CLI's Python-side tools: drawing (matplotlib) and Parquet (pyarrow) are Python libraries, and
+// the task files are Python modules, so `report --html`, `export` and `list --format markdown` hand
+// their arguments to a module of python/pallasbench/tools/.
 #pragma once
 
 #include <string>
