@@ -153,16 +153,19 @@ def task_facts(module: ModuleType) -> dict:
     info = registry.describe(module)
     input_dtypes = list(info["dtypes"].values())
     outputs = output_specs(module, info)
+    # The task at each dtype as the harness reads it (task/dtypes.py views: the one derivation).
+    views = dtypes.views(module, info["dtypes"], outputs["small"][1],
+                         {"float32": info["bytes"], **registry.bytes_by_dtype(module)})
     return {
         **info,
         "file": f"tasks/level{module.LEVEL}/{module.NAME}.py",
         "summary": summary_line(module),
         "float": dtypes.FLOAT32 in input_dtypes,
         "outputs": outputs,
-        "low_output_dtype": {d: dtypes.output_at_dtype(outputs["small"][1], input_dtypes, d)
-                             for d in dtypes.LOW_PRECISION},
+        "low_output_dtype": {d: views[d]["output_dtype"] for d in dtypes.LOW_PRECISION},
+        "bytes_by_dtype": {d: views[d]["bytes"] for d in dtypes.LOW_PRECISION if "bytes" in views[d]},
         "tolerance_name": tolerance_name(module.TOLERANCE),
-        "tolerances": dtypes.tolerances(module, input_dtypes),
+        "tolerances": {d: view["tolerance"] for d, view in views.items()},
         "stress_spec": module.STRESS,
         "custom_stress": custom_stress_cases(module),
         "reference_source": source_with_helpers(module.reference),
