@@ -99,7 +99,15 @@ module_analysis analyze_module(std::string_view stablehlo, const std::vector<ker
                     "unverified",
                     written, kernels.size()));
   a.problems.insert(a.problems.end(), a.precision.problems.begin(), a.precision.problems.end());
+  for (const auto& k : kernels)
+    if (const auto backend = backend_of_target(k.target)) a.backends.insert(std::string(to_string(*backend)));
   return a;
+}
+
+std::optional<kernel_backend> backend_of_target(std::string_view target) {
+  if (target == "mosaic_gpu_v2") return kernel_backend::mosaic_gpu;
+  if (target == "__gpu$xla.gpu.triton" || target == "triton_kernel_call_ffi") return kernel_backend::triton;
+  return std::nullopt;
 }
 
 json module_analysis::to_json() const {
@@ -114,6 +122,7 @@ json module_analysis::to_json() const {
           {"outside_loops", outside_loops},
           {"output_from_kernel", output_from_kernel},
           {"problems", problems},
+          {"backends", backends},
           {"precision", precision.to_json()}};
 }
 

@@ -74,12 +74,18 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     return user_candidate(s.candidates.value(path, json::object()), path);
   };
   const auto job = [&](const task_info& task, candidate_spec candidate, problem_size size, float_dtype dtype,
-                       std::string id) {
+                       std::string id, std::optional<kernel_backend> backend = {}) {
     run_config config = base;
     config.size = size;
     config.dtype = dtype;
+    config.backend = backend;
     return evaluation_job{task, std::move(candidate), std::move(config), std::move(id)};
   };
+  const bool suite = plan.candidate_files.empty() && !plan.batch;
+  if (!suite && plan.flags.backend != backend_choice::preferred)
+    throw usage_error(fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
+                                  "`backend` says which); --backend chooses among the suite's own kernels",
+                                  to_string(plan.flags.backend)));
   if (plan.batch) {
     std::map<std::string, const task_info*> by_name;
     for (const auto& t : s.tasks) by_name[t.name] = &t;
@@ -93,12 +99,18 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     return jobs;
   }
   const auto tasks = detail::select(s.tasks, plan.selection);
-  if (plan.candidate_files.empty()) {
+  if (suite) {
+    std::size_t without = 0;
     for (const auto& t : tasks) {
       candidate_spec own;  // the task's own kernel (candidate_kind::suite)
       own.sha256 = t.sha256;
-      jobs.push_back(job(t, own, base.size, base.dtype, ""));
+      const auto backends = t.implementations(plan.flags.backend);
+      without += backends.empty();
+      for (const auto backend : backends) jobs.push_back(job(t, own, base.size, base.dtype, "", backend));
     }
+    if (without)
+      fmt::print(std::cerr, "--backend {}: {} of the {} selected task(s) have no such implementation (left out)\n",
+                 to_string(plan.flags.backend), without, tasks.size());
     return jobs;
   }
   for (const auto& path : plan.candidate_files)
@@ -114,7 +126,8 @@ std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const
   if (!flags.shard) return jobs;
   const auto all = jobs.size();
   std::erase_if(jobs, [&](const evaluation_job& job) {
-    return !flags.shard->contains(work_item::of(job.task, job.config.size, job.config.dtype, job.candidate.sha256));
+    return !flags.shard->contains(
+        work_item::of(job.task, job.config.size, job.config.dtype, job.candidate.sha256, job.config.backend));
   });
   fmt::print(std::cerr, "shard {}: {} of the {} selected evaluation(s){}\n", flags.shard->to_string(), jobs.size(), all,
              jobs.empty() ? " (nothing to do here: no records are written)" : "");

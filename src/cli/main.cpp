@@ -31,6 +31,10 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   add_choice(cmd, "--dtype", flags.dtype,
              "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
              "float32, rounded; tolerance by dtype: docs/dtypes.md); integer inputs keep their types");
+  add_choice(cmd, "--backend", flags.backend,
+             "which implementation of each suite task: preferred (Mosaic GPU where the task has one, else "
+             "Triton), mosaic or triton (tasks without one are left out), all (every implementation, side by "
+             "side); a candidate is what its module holds");
   add_choice(cmd, "--device", flags.device, "auto: the GPU when JAX sees one, else the CPU in Pallas interpret mode");
   cmd->add_option("--out", flags.out, "folder for records.jsonl (run: default results/<UTC timestamp>)");
   cmd->add_option("--seeds", flags.seeds, "input seeds checked (fresh inputs each; at least 3)")->capture_default_str();

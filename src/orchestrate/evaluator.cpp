@@ -61,7 +61,7 @@ task_result evaluator::evaluate_configured(const task_info& described, const can
   // Every instant until the result is returned counts in one phase: the checks unless a step
   // below says otherwise.
   const auto began = phase_clock::clock::now();
-  m_trace_task = fmt::format("{} ({})", described.name, m_config.size_name());
+  m_trace_task = fmt::format("{} ({})", described.name, m_config.label());
   m_clock.start(work_phase::checks);
   const auto task = described.at(m_config.dtype);  // its tolerance and dtypes at the run's dtype
   auto result = prepare(task, candidate);
@@ -203,6 +203,7 @@ protocol::trace_reply evaluator::trace(task_result& result, const task_info& tas
     request.name = candidate.file.filename().string();
   } else {
     request.task = task.name;
+    request.backend = m_config.backend;
   }
   request.inputs = inputs;
   request.platform = m_config.device;
@@ -280,6 +281,7 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
     throw refused_module(fmt::format("the module's StableHLO cannot be analysed: {}", e.what()));
   }
   result.precision = m_analysis->precision.to_json();
+  result.backends_found = m_analysis->backends;
   result.trust["module_analysis"] = m_analysis->to_json();
   // Foreign custom calls (host callbacks, other libraries' kernels) never reach the compiler.
   if (!m_analysis->refused_custom_calls.empty())

@@ -94,8 +94,8 @@ json device_request::to_json() const {
 }
 
 json trace_request::to_json() const {
-  const json candidate =
-      task ? json{{"task", *task}} : json{{"source", source}, {"encoding", encoding}, {"name", name}};
+  json candidate = task ? json{{"task", *task}} : json{{"source", source}, {"encoding", encoding}, {"name", name}};
+  if (task && backend) candidate["backend"] = to_string(*backend);
   json j = {
       {"cmd", command}, {"candidate", candidate}, {"inputs", specs_json(inputs)}, {"platform", to_string(platform)}};
   if (gpu_kind) j["device_kind"] = *gpu_kind;

@@ -17,7 +17,15 @@ timeouts timeouts::from_seconds(double seconds) {
 nlohmann::json run_config::to_json() const {
   nlohmann::json j = {{"size", to_string(size)}, {"device", to_string(device)}, {"seeds", seeds}, {"timeout_s", timeout_s}};
   if (dtype != float_dtype::float32) j["dtype"] = to_string(dtype);
+  if (backend) j["backend"] = to_string(*backend);
   return j;
+}
+
+std::string run_config::label() const {
+  std::string text = size_name();
+  if (dtype != float_dtype::float32) text += "/" + std::string(to_string(dtype));
+  if (backend == kernel_backend::mosaic_gpu) text += "/" + std::string(to_string(*backend));
+  return text;
 }
 
 std::string config_hash(const std::string& task, const std::string& candidate_sha256, const run_config& config) {

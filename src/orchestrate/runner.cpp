@@ -60,7 +60,7 @@ std::vector<lane_activity> lane_activities(const std::vector<evaluator*>& lanes,
     const auto index = holding[lane].load(std::memory_order_relaxed);
     if (index == k_idle) continue;
     const auto phase = lanes[lane]->current_phase();
-    busy.push_back({lane, fmt::format("{} ({})", jobs[index].task.name, jobs[index].config.size_name()),
+    busy.push_back({lane, fmt::format("{} ({})", jobs[index].task.name, jobs[index].config.label()),
                     phase ? std::string(to_string(*phase)) : std::string()});
   }
   return busy;
@@ -91,7 +91,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
     auto row = summary_row::from_record(*recorded[i]);
     row.recorded = true;
     m_out.task_finished(
-        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.size_name()}, &row,
+        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.label()}, &row,
         recorded[i]);
     ++outcome.recorded;
     outcome.rows.push_back(std::move(row));
@@ -99,7 +99,7 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
   };
   std::exception_ptr failure;  // the first harness failure: rethrown once every lane stopped
   const auto tell_settled = [&](std::size_t i, settled_job& job) {
-    const auto size = jobs[i].config.size_name();
+    const auto size = jobs[i].config.label();
     if (job.error) {
       if (!failure) failure = job.error;
       return;

@@ -1,6 +1,7 @@
 #include "pallasbench/orchestrate/task_record.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "pallasbench/core/utf8.hpp"
 #include "pallasbench/measure/metrics.hpp"
@@ -132,6 +133,15 @@ json kernel_config_json(const task_result& r, bool user) {
   return {{"gpu", shipped.value("gpu", "")}, {"source", shipped.value("source", "")}, {"values", values}};
 }
 
+// The implementation evaluated: a suite task's, as its configuration names it; a candidate's, what
+// the analysis found in its module ("mosaic_gpu", "triton", "mosaic_gpu+triton"); none before
+// the module was read.
+json backend_json(const task_result& r) {
+  if (r.config.backend) return std::string(to_string(*r.config.backend));
+  if (r.backends_found.empty()) return nullptr;
+  return fmt::format("{}", fmt::join(r.backends_found, "+"));
+}
+
 }  // namespace
 
 json to_record(const task_result& r) {
@@ -173,6 +183,7 @@ json to_record(const task_result& r) {
       // Beyond both
       {"size", size},
       {"dtype", to_string(r.config.dtype)},
+      {"backend", backend_json(r)},
       {"config", r.config.to_json()},
       {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
       {"candidate", {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},

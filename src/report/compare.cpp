@@ -21,6 +21,12 @@ std::string string_at(const json& j, const json::json_pointer& ptr) {
   return j.contains(ptr) && j[ptr].is_string() ? j[ptr].get<std::string>() : std::string();
 }
 
+// The suite task's implementation (config.backend); "" for a candidate or a record from before the
+// backend axis.
+std::string run_backend(const json& record) {
+  return string_at(record, "/config/backend"_json_pointer);
+}
+
 // The run's dtype, as the record says it (records from before the dtype axis ran at float32).
 std::string run_dtype(const json& record) {
   const auto it = record.find("dtype");
@@ -28,7 +34,7 @@ std::string run_dtype(const json& record) {
 }
 
 struct keyed {
-  std::tuple<std::string, std::string, std::string, std::string> key;  // task, size, dtype, candidate sha256
+  std::tuple<std::string, std::string, std::string, std::string, std::string> key;  // task, size, dtype, backend, sha256
   compared_side side;
   bool matched = false;
 };
@@ -37,7 +43,7 @@ struct keyed {
 std::vector<keyed> keyed_records(const std::vector<json>& records) {
   std::vector<keyed> out;
   for (const auto& record : records) {
-    keyed k{{record.value("kernel_name", "?"), record.value("size", "?"), run_dtype(record),
+    keyed k{{record.value("kernel_name", "?"), record.value("size", "?"), run_dtype(record), run_backend(record),
              string_at(record, "/candidate/sha256"_json_pointer)},
             compared_side::from_record(record)};
     const auto same = std::find_if(out.begin(), out.end(), [&](const keyed& e) { return e.key == k.key; });
@@ -141,7 +147,7 @@ compare_result compare_records(const std::vector<json>& base_records, const std:
   compare_result result;
   const auto row_of = [](const keyed& k) {
     compare_row row;
-    std::tie(row.task, row.size, row.dtype, row.candidate_sha256) = k.key;
+    std::tie(row.task, row.size, row.dtype, row.backend, row.candidate_sha256) = k.key;
     return row;
   };
   for (std::size_t i = 0; i < base.size(); ++i) {
@@ -182,6 +188,7 @@ bool compare_result::regressed() const {
 json compare_row::to_json() const {
   return {{"task", task},
           {"size", size},
+          {"backend", backend},
           {"dtype", dtype},
           {"candidate_sha256", candidate_sha256},
           {"base", side_json(base)},
@@ -204,7 +211,9 @@ void print_compare_markdown(std::ostream& out, const compare_result& result) {
   fmt::print(out, "| task | size | base median | new median | change | verdict | note |\n");
   fmt::print(out, "|---|---|---:|---:|---:|---|---|\n");
   for (const auto& r : result.rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", r.task, r.size, median_cell(r.base), median_cell(r.next),
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", r.task,
+               r.backend.empty() || r.backend == "triton" ? r.size : r.size + "/" + r.backend, median_cell(r.base),
+               median_cell(r.next),
                r.change ? fmt::format("{:+.2f}%", 100 * *r.change) : "-", to_string(r.verdict), r.note);
   fmt::print(out, "\n");
   for (const auto& [verdict, n] : result.counts()) fmt::print(out, "{}: {}\n", to_string(verdict), n);

@@ -97,6 +97,9 @@ summary_row summary_row::from_record(const json& record) {
   // A low-precision row names its dtype beside the size ("small/bfloat16"): one task's float32
   // and bfloat16 rows are different rows.
   if (const auto dtype = record.value("dtype", "float32"); dtype != "float32") row.size += "/" + dtype;
+  // As run_config::label names it: Mosaic GPU beside the size, Triton (every task's) unnamed.
+  if (const auto ptr = "/config/backend"_json_pointer; record.contains(ptr) && record[ptr] == "mosaic_gpu")
+    row.size += "/mosaic_gpu";
   row.status = parse_enum<task_status>(record.value("status", "?"));
   if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())

@@ -29,13 +29,16 @@ std::optional<int> whole_number(std::string_view text) {
 
 }  // namespace
 
-work_item work_item::of(const task_info& task, problem_size size, float_dtype dtype, std::string candidate_sha256) {
-  return {task.name, size, task.at(dtype).output_dtype, std::move(candidate_sha256)};
+work_item work_item::of(const task_info& task, problem_size size, float_dtype dtype, std::string candidate_sha256,
+                          std::optional<kernel_backend> backend) {
+  return {task.name, size, task.at(dtype).output_dtype, std::move(candidate_sha256),
+          backend ? std::string(to_string(*backend)) : std::string()};
 }
 
 std::string work_item::canonical_text() const {
-  const nlohmann::json key = {
+  nlohmann::json key = {
       {"task", task}, {"size", pallasbench::to_string(size)}, {"dtype", dtype}, {"candidate_sha256", candidate_sha256}};
+  if (!backend.empty()) key["backend"] = backend;
   return key.dump();  // nlohmann's objects keep their keys sorted: one text per item
 }
 

@@ -1,5 +1,7 @@
 #include "pallasbench/suite/task_info.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -34,6 +36,8 @@ task_info task_info::from_json(const nlohmann::json& j) {
     t.stress_skipped = j["stress"].value("skipped", std::map<std::string, std::string>{});
   }
   t.reference_float64 = j.value("reference_float64", false);
+  for (const auto& name : j.value("backends", std::vector<std::string>{"triton"}))
+    t.backends.push_back(parse_enum<kernel_backend>(name));
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
@@ -58,6 +62,20 @@ task_info task_info::at(float_dtype dtype) const {
   t.output_dtype = view.output_dtype;
   t.bytes = view.bytes.value_or(std::map<std::string, std::int64_t>{});
   return t;
+}
+
+std::vector<kernel_backend> task_info::implementations(backend_choice choice) const {
+  if (backends.empty()) throw std::runtime_error(fmt::format("task '{}' declares no implementation", name));
+  const auto has = [&](kernel_backend b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
+  switch (choice) {
+    case backend_choice::preferred: return {backends.front()};
+    case backend_choice::all: return backends;
+    case backend_choice::mosaic_gpu:
+      return has(kernel_backend::mosaic_gpu) ? std::vector{kernel_backend::mosaic_gpu} : std::vector<kernel_backend>{};
+    case backend_choice::triton:
+      return has(kernel_backend::triton) ? std::vector{kernel_backend::triton} : std::vector<kernel_backend>{};
+  }
+  return {};
 }
 
 std::string task_info::shape_summary(problem_size size) const {

@@ -217,6 +217,20 @@ TEST(TaskRecord, ConfigHashIsStableAndSensitive) {
   EXPECT_NE(config_hash("relu", "abc", a), config_hash("add", "abc", a));
 }
 
+TEST(TaskRecord, TheImplementationIsInTheKeyAndTheLabel) {
+  run_config triton{problem_size::small, device_kind::cpu, 3, 300};
+  triton.backend = kernel_backend::triton;
+  run_config mosaic = triton;
+  mosaic.backend = kernel_backend::mosaic_gpu;
+  mosaic.dtype = float_dtype::bfloat16;
+  EXPECT_NE(config_hash("relu", "abc", triton), config_hash("relu", "abc", mosaic));
+  EXPECT_EQ(triton.to_json()["backend"], "triton");
+  EXPECT_EQ(triton.label(), "small");
+  EXPECT_EQ(mosaic.label(), "small/bfloat16/mosaic_gpu");
+  run_config candidate{problem_size::small, device_kind::cpu, 3, 300};  // a candidate: no implementation chosen
+  EXPECT_FALSE(candidate.to_json().contains("backend"));
+}
+
 TEST(TaskRecord, DtypeIsInTheResumeKeyExceptFloat32sWhichKeepsTheOldKey) {
   run_config f32{problem_size::small, device_kind::cpu, 3, 300};
   run_config bf16 = f32, f16 = f32;

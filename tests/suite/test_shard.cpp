@@ -113,6 +113,14 @@ TEST(WorkItem, CanonicalTextIsSortedJson) {
             work_item::of(task, problem_size::medium, float_dtype::float32, "abc").canonical_text());
 }
 
+TEST(WorkItem, ASuiteImplementationIsPartOfTheItem) {
+  const work_item triton{"relu", problem_size::medium, "float32", "abc", "triton"};
+  EXPECT_EQ(triton.canonical_text(),
+            R"({"backend":"triton","candidate_sha256":"abc","dtype":"float32","size":"medium","task":"relu"})");
+  const work_item mosaic{"relu", problem_size::medium, "float32", "abc", "mosaic_gpu"};
+  EXPECT_NE(mosaic.canonical_text(), triton.canonical_text());
+}
+
 TEST(ShardSpec, EveryItemFallsInExactlyOneShard) {
   const auto items = all_items();
   for (int count = 1; count <= 7; ++count) {

@@ -77,6 +77,23 @@ TEST(TaskInfo, AMissingViewIsAnErrorNamingTheTask) {
   }
 }
 
+TEST(TaskInfo, BackendsAreDescribedPreferredFirstAndChosenByTheFlag) {
+  auto j = described();
+  EXPECT_EQ(task_info::from_json(j).backends, std::vector{kernel_backend::triton});  // before the axis: Triton
+  j["backends"] = {"mosaic_gpu", "triton"};
+  const auto both = task_info::from_json(j);
+  EXPECT_EQ(both.implementations(backend_choice::preferred), std::vector{kernel_backend::mosaic_gpu});
+  EXPECT_EQ(both.implementations(backend_choice::all),
+            (std::vector{kernel_backend::mosaic_gpu, kernel_backend::triton}));
+  EXPECT_EQ(both.implementations(backend_choice::triton), std::vector{kernel_backend::triton});
+  j["backends"] = {"triton"};
+  const auto triton_only = task_info::from_json(j);
+  EXPECT_EQ(triton_only.implementations(backend_choice::preferred), std::vector{kernel_backend::triton});
+  EXPECT_TRUE(triton_only.implementations(backend_choice::mosaic_gpu).empty());
+  j["backends"] = {"cuda_c"};
+  EXPECT_THROW((void)task_info::from_json(j), std::invalid_argument);
+}
+
 TEST(Dtype, NamesAndFloat32Mapping) {
   EXPECT_EQ(parse_enum<float_dtype>("bfloat16"), float_dtype::bfloat16);
   EXPECT_EQ(to_string(float_dtype::float16), "float16");

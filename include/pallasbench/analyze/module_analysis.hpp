@@ -39,6 +39,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -47,12 +48,16 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/analyze/stablehlo_text.hpp"
+#include "pallasbench/suite/backend.hpp"
 
 namespace pallasbench {
 
 // Custom-call targets that carry Pallas kernels: Triton and Mosaic GPU.
 inline constexpr std::array<std::string_view, 3> k_pallas_targets = {"__gpu$xla.gpu.triton", "triton_kernel_call_ffi",
                                                                      "mosaic_gpu_v2"};
+
+// The Pallas backend a custom-call target belongs to; none for any other target.
+[[nodiscard]] std::optional<kernel_backend> backend_of_target(std::string_view target);
 
 // One Pallas custom call's kernel, as the executor decoded it (program order).
 struct kernel_ir {
@@ -98,6 +103,7 @@ struct module_analysis {
   std::vector<std::string> outside_loops;         // while loops that carry tensor data
   bool output_from_kernel = false;                // every result of @main depends on some Pallas custom call result
   std::vector<std::string> problems;              // every reason to refuse, human-readable (all of the above)
+  std::set<std::string> backends;                 // the kernels' Pallas backends ("mosaic_gpu", "triton")
   precision_report precision;
   // The threshold of the share is options.max_outside_share, applied when problems were listed.
   [[nodiscard]] bool passed() const { return problems.empty(); }

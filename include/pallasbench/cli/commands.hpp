@@ -42,6 +42,7 @@ inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
 struct evaluation_flags {
   problem_size size = problem_size::small;
   float_dtype dtype = float_dtype::float32;  // every float input and output at this dtype
+  backend_choice backend = backend_choice::preferred;  // which implementations of the suite's tasks
   device_choice device = device_choice::automatic;
   std::string out;
   int seeds = 3;

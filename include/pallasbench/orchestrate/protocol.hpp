@@ -81,6 +81,7 @@ struct trace_request {
   std::string source;               // a user candidate's file as the reference process read it
   std::string name;                 // its file name
   std::string encoding;             // the codec it declares
+  std::optional<kernel_backend> backend;  // a suite task's implementation (none: its `kernel`)
   std::vector<input_spec> inputs;
   device_kind platform = device_kind::cpu;
   std::optional<std::string> gpu_kind;  // the device kind the trusted processes see

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/core/enum_names.hpp"
+#include "pallasbench/suite/backend.hpp"
 #include "pallasbench/suite/dtype.hpp"
 #include "pallasbench/suite/shard.hpp"
 #include "pallasbench/suite/size.hpp"
@@ -84,9 +85,15 @@ struct run_config {
   // --dtype: part of the key, written only when not float32, so that float32 records keep the
   // keys they had before the dtype axis (--resume over an older folder still resumes).
   float_dtype dtype = float_dtype::float32;
+  // The implementation of a suite task that is evaluated (part of the key); none for a user's
+  // candidate, which is what its module holds.
+  std::optional<kernel_backend> backend;
 
   [[nodiscard]] nlohmann::json to_json() const;
   [[nodiscard]] std::string size_name() const { return std::string(to_string(size)); }
+  // How lines and tables name the evaluation beside its task: "small", "small/bfloat16",
+  // "small/bfloat16/mosaic_gpu" (Triton, the backend every task has, goes unnamed).
+  [[nodiscard]] std::string label() const;
   [[nodiscard]] timeouts waits() const { return timeouts::from_seconds(timeout_s); }
 };
 

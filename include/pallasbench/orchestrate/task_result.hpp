@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct task_result {
   nlohmann::json pallas_calls = nlohmann::json::array();  // the tracer's view of grids and blocks
   nlohmann::json jaxpr_dag;                               // nodes and edges, for the record
   nlohmann::json precision;                               // the kernels' precisions (module analysis)
+  std::set<std::string> backends_found;                   // the kernels' Pallas backends (module analysis)
   nlohmann::json trust = nlohmann::json::object();        // tracer sandbox, what was analysed, analysis
   nlohmann::json compiler = nlohmann::json::object();     // Triton IR, PTX, SASS, summary (record.artifacts)
   std::vector<std::string> task_modules_loaded;           // task files the tracer saw a user candidate import

@@ -67,6 +67,7 @@ struct compare_row {
   std::string task;  // kernel_name
   std::string size;
   std::string dtype;             // the run's dtype (the record's `dtype`)
+  std::string backend;           // a suite task's implementation (config.backend); "" for a candidate
   std::string candidate_sha256;  // candidate.sha256
   std::optional<compared_side> base;
   std::optional<compared_side> next;  // NEW's side ("new" is a keyword)
@@ -89,7 +90,7 @@ struct compare_result {
 [[nodiscard]] compare_verdict speed_verdict(const compared_side& base, const compared_side& next,
                                             double threshold);
 
-// Joins on (task, size, dtype, candidate sha256); within one side a later record of the same key
+// Joins on (task, size, dtype, backend, candidate sha256); within one side a later record of the same key
 // replaces an earlier one, as `report` does.
 [[nodiscard]] compare_result compare_records(const std::vector<nlohmann::json>& base,
                                              const std::vector<nlohmann::json>& next,

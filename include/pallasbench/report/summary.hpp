@@ -34,7 +34,7 @@ struct compiler_cells {
 struct summary_row {
   std::string task;
   int level = 0;
-  std::string size;  // "small", or "small/bfloat16" at a low-precision dtype
+  std::string size;  // "small", "small/bfloat16" at a low-precision dtype, ".../mosaic_gpu" on Mosaic GPU
   task_status status = task_status::harness_error;
   std::optional<bool> robust;  // robustness_passed
   std::optional<double> max_abs_error;

@@ -1,6 +1,7 @@
 // --shard I/N: a deterministic share of the work for one of N machines (docs/cluster.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,10 +22,11 @@ struct work_item {
   // evaluation).
   std::string dtype;
   std::string candidate_sha256;
+  std::string backend;  // a suite task's implementation; "" for a user candidate (left out of the text)
 
   // The task's own kernel (`run`) or a user candidate (`eval`) at one size and dtype.
   [[nodiscard]] static work_item of(const task_info& task, problem_size size, float_dtype dtype,
-                                    std::string candidate_sha256);
+                                    std::string candidate_sha256, std::optional<kernel_backend> backend = {});
 
   // Canonical JSON (sorted keys, no spaces): the text the shard is hashed from, so an item's
   // shard depends on the item alone, never on what else is selected.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pallasbench/suite/backend.hpp"
 #include "pallasbench/suite/dtype.hpp"
 #include "pallasbench/suite/size.hpp"
 #include "pallasbench/suite/tolerance.hpp"
@@ -47,6 +48,7 @@ struct task_info {
   std::map<std::string, std::int64_t> bytes;  // per size, at the dtype the task is evaluated at
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
   std::map<std::string, dtype_view> views;    // dtype name -> the task at it (at() picks)
+  std::vector<kernel_backend> backends;       // its implementations, preferred first (describe's "backends")
   // The suite kernel's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
   // value}]}, task/registry.py's _kernel_config); null when it ships none.
   nlohmann::json kernel_config;
@@ -62,6 +64,9 @@ struct task_info {
   // model), taken whole from describe. Throws naming the task when describe gave none.
   [[nodiscard]] task_info at(float_dtype dtype) const;
   [[nodiscard]] std::string shape_summary(problem_size size) const;  // "x(4096,4096) y(...)"
+  // The implementations --backend asks of this task: its preferred one, the one named (none when
+  // it has none), or all of them, preferred first.
+  [[nodiscard]] std::vector<kernel_backend> implementations(backend_choice choice) const;
   // The task's FLOP and byte models at `size`; none where the task declares none.
   [[nodiscard]] std::optional<double> flops_at(problem_size size) const;
   [[nodiscard]] std::optional<double> bytes_at(problem_size size) const;

@@ -18,6 +18,9 @@ REQUIRED = {
     "TOLERANCE": Tolerance, "USES_TF32": bool, "ORDER_DEPENDENT": bool, "STRESS": Stress,
 }
 REQUIRED_FUNCTIONS = ("make_inputs", "reference", "kernel", "flops", "bytes_moved")
+# The Pallas backends a task may implement, in the order the harness prefers them: Mosaic GPU
+# (plgpu.kernel, where JAX is taking Pallas on GPUs) before Triton (pl.pallas_call, deprecated).
+BACKENDS = ("mosaic_gpu", "triton")
 
 
 class TaskError(Exception):
@@ -75,6 +78,7 @@ def validate(module: ModuleType, task: TaskFile) -> None:
         raise TaskError(f"task file {task.path}: NAME is '{module.NAME}', file says '{task.name}'")
     if module.LEVEL != task.level:
         raise TaskError(f"task '{task.name}': LEVEL {module.LEVEL} but file is in level{task.level}")
+    implementations(module, task)
     names = [i.name for i in module.INPUTS]
     try:
         module.STRESS.check(task.name, names)
@@ -84,6 +88,33 @@ def validate(module: ModuleType, task: TaskFile) -> None:
         shapes = module.SHAPES.get(size)
         if shapes is None or sorted(shapes) != sorted(names):
             raise TaskError(f"task '{task.name}': SHAPES['{size}'] must name exactly {names}")
+
+
+def implementations(module: ModuleType, task: TaskFile | None = None) -> dict:
+    """The task's kernels by backend, preferred first: `kernel` (the Triton implementation every
+    task has), plus those an optional BACKENDS dict declares ({"mosaic_gpu": fn, ...})."""
+    where = f"task '{module.NAME}' ({task.path if task else module.__file__})"
+    declared = getattr(module, "BACKENDS", {"triton": module.kernel})
+    if not isinstance(declared, dict) or not declared:
+        raise TaskError(f"{where}: BACKENDS must be a non-empty dict of backend -> kernel function")
+    for backend, fn in declared.items():
+        if backend not in BACKENDS:
+            raise TaskError(f"{where}: BACKENDS names '{backend}' (known: {', '.join(BACKENDS)})")
+        if not callable(fn):
+            raise TaskError(f"{where}: BACKENDS['{backend}'] is not a function")
+    if declared.get("triton", module.kernel) is not module.kernel:
+        raise TaskError(f"{where}: BACKENDS['triton'] must be `kernel`")
+    return {backend: declared[backend] for backend in BACKENDS if backend in declared}
+
+
+def implementation(module: ModuleType, backend: str | None):
+    """The task's kernel on `backend` (None: `kernel`); a TaskError naming the task otherwise."""
+    if backend is None:
+        return module.kernel
+    found = implementations(module)
+    if backend not in found:
+        raise TaskError(f"task '{module.NAME}' has no {backend} implementation (it has: {', '.join(found)})")
+    return found[backend]
 
 
 _loaded: dict[str, ModuleType] = {}
@@ -127,6 +158,7 @@ def describe(module: ModuleType) -> dict:
         "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
+        "backends": list(implementations(module)),
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
         "kernel_config": _kernel_config(module),

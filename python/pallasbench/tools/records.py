@@ -81,14 +81,14 @@ def read_all(arguments: list[str]) -> list[tuple[dict, Source]]:
 
 
 def latest(items: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
-    """One record per (task, size, dtype, candidate file): a later one replaces an earlier, as
+    """One record per (task, size, dtype, backend, candidate file): a later one replaces an earlier, as
     `report` does, in the order first seen."""
     kept: dict[tuple, int] = {}
     out: list[tuple[dict, Source]] = []
     for record, source in items:
         candidate = record.get("candidate") or {}
-        key = (record["kernel_name"], record.get("size"), record.get("dtype", "float32"), candidate.get("kind"),
-               candidate.get("path"))
+        key = (record["kernel_name"], record.get("size"), record.get("dtype", "float32"),
+               (record.get("config") or {}).get("backend"), candidate.get("kind"), candidate.get("path"))
         if key in kept:
             out[kept[key]] = (record, source)
         else:

@@ -85,9 +85,12 @@ def _candidate(record: dict) -> str:
 
 
 def _size(record: dict) -> str:
-    """The size, and the dtype beside it when not float32 ("small/bfloat16"), as `report` shows it."""
+    """The size, the dtype beside it when not float32 ("small/bfloat16") and Mosaic GPU when the
+    suite's Mosaic GPU kernel ran, as `report` shows it."""
     size, dtype = str(record.get("size", "")), str(record.get("dtype", "float32"))
-    return size if dtype == "float32" else f"{size}/{dtype}"
+    label = size if dtype == "float32" else f"{size}/{dtype}"
+    backend = (record.get("config") or {}).get("backend")
+    return f"{label}/mosaic_gpu" if backend == "mosaic_gpu" else label
 
 
 def row_of(record: dict) -> Row:

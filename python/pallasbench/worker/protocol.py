@@ -183,10 +183,13 @@ class Candidate(Message):
     source: str | None = None
     name: str | None = None
     encoding: str = "utf-8"
+    backend: str | None = None  # a suite task's implementation (registry.BACKENDS); None: `kernel`
 
     def check(self):
         if (self.task is None) == (self.source is None):
             raise _BadField("", "needs exactly one of 'task' and 'source'")
+        if self.backend is not None and self.task is None:
+            raise _BadField("backend", "names a suite task's implementation: a candidate is what its module holds")
         if self.source is not None and self.name is None:
             raise _BadField("name", "is missing (a source candidate is named for its messages)")
         if not self.encoding:

@@ -36,7 +36,10 @@ PALLAS_TARGETS = ("__gpu$xla.gpu.triton", "triton_kernel_call_ffi", "mosaic_gpu_
 def _import_candidate(candidate: Candidate):
     if candidate.task is not None:
         module = registry.load(candidate.task)
-        return module.kernel, module
+        try:
+            return registry.implementation(module, candidate.backend), module
+        except registry.TaskError as exc:
+            raise CommandError("task_error", str(exc)) from exc
     # The harness sends the source it read itself; the file is written into this process's
     # private working folder and imported from there.
     path = Path.cwd() / "candidate.py"
