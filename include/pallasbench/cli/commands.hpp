@@ -1,12 +1,16 @@
 // The CLI's commands; main.cpp only parses flags into these options.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "pallasbench/core/enum_names.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
 #include "pallasbench/report/live_progress.hpp"
 #include "pallasbench/report/printer.hpp"
@@ -117,7 +121,25 @@ struct artifacts_options {
   std::string dot;  // write Graphviz here ("-" for stdout); empty: print the DAG as JSON
 };
 
+// `filters`: every registered robustness filter's description, in one of three forms.
+enum class listing_format { text, json, markdown };
+
+template <>
+struct enum_names<listing_format> {
+  static constexpr std::string_view what = "format";
+  static constexpr std::array entries{
+      std::pair{listing_format::text, std::string_view("text")},
+      std::pair{listing_format::json, std::string_view("json")},
+      std::pair{listing_format::markdown, std::string_view("markdown")},
+  };
+};
+
+struct filters_options {
+  listing_format format = listing_format::text;
+};
+
 int list_command(const list_options& options);
+int filters_command(const filters_options& options);
 int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);
