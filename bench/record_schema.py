@@ -31,9 +31,11 @@ def main() -> int:
     parser.add_argument("records", nargs="+", type=Path)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    current = record_schema.load() if record_schema.SCHEMA_FILE.exists() else {}
+    current = record_schema.load_file() if record_schema.SCHEMA_FILE.exists() else {}
     records = [json.loads(line) for f in args.records for line in f.read_text().splitlines() if line.strip()]
-    merged = record_schema.sort(record_schema.merge(current, record_schema.infer(records)))
+    # The filters' verdicts merge into the one "<filter>" subtree the file keeps for them all.
+    inferred = record_schema.collapse(record_schema.infer(records), current)
+    merged = record_schema.sort(record_schema.merge(current, inferred))
     before = dict(flatten(current))
     for path, kind in flatten(merged):
         if before.get(path) != kind:

@@ -4,18 +4,61 @@ and for loading any mix of records files as one dataset.
 A schema is a tree: a leaf is a type name ("string", "int64", "float64", "bool"), an object maps
 field names to subtrees (a struct: any field may be absent, none is ever null), and a one-element
 list [subtree] is a list of that (an empty list [] a list whose elements were never seen).
+
+In the file, an object whose one field is EACH_FILTER ("<filter>", at result.filters) stands for
+one field per robustness filter the harness registers, each of that subtree: load() writes them
+out from pallasbench.filters, so a new filter needs no line here or in the file.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Sequence
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "record_schema.json"
 LEAVES = ("string", "int64", "float64", "bool")
+EACH_FILTER = "<filter>"
 
 
-def load(path: Path = SCHEMA_FILE) -> dict:
+def load(path: Path = SCHEMA_FILE, filter_names: Sequence[str] | None = None) -> dict:
+    """The schema with a field per filter: `filter_names`, by default the registered filters."""
+    if filter_names is None:
+        from pallasbench import filters
+
+        filter_names = filters.names()
+    return expand(load_file(path), filter_names)
+
+
+def load_file(path: Path = SCHEMA_FILE) -> dict:
+    """The schema as the file holds it (EACH_FILTER not written out)."""
     return json.loads(path.read_text())["record"]
+
+
+def expand(tree, filter_names: Sequence[str]):
+    """`tree` with each EACH_FILTER object written out as one field per name."""
+    if isinstance(tree, dict):
+        if EACH_FILTER in tree:
+            verdict = expand(tree[EACH_FILTER], filter_names)
+            return {name: verdict for name in filter_names}
+        return {key: expand(sub, filter_names) for key, sub in tree.items()}
+    if isinstance(tree, list):
+        return [expand(sub, filter_names) for sub in tree]
+    return tree
+
+
+def collapse(tree, like):
+    """`tree` (inferred from records: one field per filter) in the file's form: wherever `like`
+    holds EACH_FILTER, the fields merged into it."""
+    if isinstance(tree, dict) and isinstance(like, dict):
+        if EACH_FILTER in like:
+            merged = None
+            for name, sub in tree.items():
+                merged = merge(merged, sub, f".{name}")
+            return {EACH_FILTER: collapse(merged, like[EACH_FILTER])} if merged is not None else {}
+        return {key: collapse(sub, like.get(key)) for key, sub in tree.items()}
+    if isinstance(tree, list) and isinstance(like, list) and tree and like:
+        return [collapse(tree[0], like[0])]
+    return tree
 
 
 def type_of(value):

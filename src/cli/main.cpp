@@ -135,6 +135,13 @@ int main(int argc, char** argv) {
           "--json", [&list] { list.format = pallasbench::list_format::json; }, "print JSON (--format json)")
       ->excludes(format_option);
 
+  pallasbench::filters_options filters;
+  auto* filters_cmd = app.add_subcommand(
+      "filters", "list the robustness filters: what each checks, and how its value must compare with its threshold");
+  add_choice(filters_cmd, "--format", filters.format,
+             "text; json (the registry as data: name, checks, direction, threshold, threshold_varies_with); "
+             "markdown (docs/filters.md's table)");
+
   pallasbench::run_options run;
   auto* run_cmd = app.add_subcommand("run", "evaluate the suite's own kernels and record the results");
   run_cmd->add_option("tasks", run.selection.tasks, "task names (default: all selected by --level/--category)");
@@ -214,6 +221,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list_cmd) return pallasbench::list_command(list);
+    if (*filters_cmd) return pallasbench::filters_command(filters);
     if (*run_cmd) return pallasbench::run_command(run);
     if (*eval_cmd) return pallasbench::eval_command(eval);
     if (*report_cmd) return pallasbench::report_command(report);

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -15,8 +16,13 @@ namespace pallasbench {
 
 void exec_python_tool(std::string_view module, const std::vector<std::string>& args) {
   const auto root = project_root();
-  if (::setenv("PYTHONPATH", project_python_path(root).c_str(), 1) != 0 || ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)
+  if (::setenv("PYTHONPATH", project_python_path(root).c_str(), 1) != 0 ||
+      ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)
     throw error(fmt::format("cannot set the environment of pallasbench.tools.{}: {}", module, std::strerror(errno)));
+  // The tool asks this very binary what it needs of the harness (pallasbench.filters: the registry).
+  std::error_code unreadable;
+  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", unreadable); !unreadable)
+    ::setenv("PALLASBENCH_BINARY", self.c_str(), 1);
   const auto python = python_executable(root).string();
   std::vector<std::string> argv{python, "-m", fmt::format("pallasbench.tools.{}", module)};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -152,12 +152,13 @@ void evaluator::finish(task_result& result, const std::filesystem::path& task_di
   // A filter that could not run is a failed filter with its reason, never a silent pass.
   if (!result.robustness_passed) {
     result.robustness_passed = false;
-    for (const auto& filter : default_filters())
-      if (!result.filters.contains(filter->name()))
-        result.filters[filter->name()] = {{"passed", false},
-                                          {"value", nullptr},
-                                          {"threshold", nullptr},
-                                          {"reason", fmt::format("not run: status {}", to_string(result.status))}};
+    for (const auto& description : filter_descriptions())
+      if (!result.filters.contains(description.name))
+        result.filters[description.name] = {{"passed", false},
+                                            {"value", nullptr},
+                                            {"threshold", nullptr},
+                                            {"direction", to_string(description.direction)},
+                                            {"reason", fmt::format("not run: status {}", to_string(result.status))}};
   }
   if (result.stderr_tail.empty() && result.status != task_status::ok && m_pool.has_executor()) {
     // Executor stderr explains most failures past tracing (XLA messages): keep its tail.

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from e2e_support import CANDIDATES, run_cli
-from pallasbench import record_schema
+from pallasbench import filters, record_schema
 from pallasbench.tools import dataset_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
@@ -188,6 +188,20 @@ def test_card_environment_filters_and_timers_are_the_records(exported):
         assert f"### `{timer}` ({n} records)" in body
     wall_on_cpu = sum(1 for r in records if r.get("timing", {}).get("timer") == "wall")
     assert f"host wall clock, {wall_on_cpu} of them in Pallas interpret mode on the CPU" in body
+
+
+def test_every_registered_filter_is_in_the_records_and_the_card(exported):
+    """Whatever the registry holds: a new filter reaches the records, the schema and the card with
+    no line elsewhere (docs/filters.md, "Adding a filter")."""
+    fresh = records_in(exported["base"] / "run") + records_in(exported["base"] / "failing")
+    _, body = card(exported)
+    for d in filters.descriptions():
+        verdicts = [r["result"]["filters"][d.name] for r in fresh]
+        assert all(v["direction"] == d.direction for v in verdicts), d.name
+        ran = [v for v in verdicts if not v["reason"].startswith("not run:")]
+        assert ran and all(v["threshold"] == d.threshold for v in ran), d.name
+        assert f"| `{d.name}` | {d.checks.replace('|', chr(92) + '|')} | {d.passes_when} |" in body
+        assert d.name in dataset_files.export_schema()["result"]["filters"]
 
 
 def test_card_prints_no_missing_value_where_a_number_belongs(exported):

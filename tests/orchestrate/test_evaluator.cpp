@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_roles.hpp"
+#include "pallasbench/check/filters/registry.hpp"
 #include "pallasbench/measure/timing_replies.hpp"
 #include "pallasbench/orchestrate/task_record.hpp"
 #include "pallasbench/record/record.hpp"
@@ -48,8 +49,9 @@ TEST(Evaluator, HonestFakeIsCorrectAndFailsOnlyTheUnverifiablePrecision) {
   EXPECT_EQ(r.compile_s, 0.002);
   // The data filters pass on the fake's data; source analysis cannot: the fake's load hands over
   // no kernel IR for its one Pallas call, and a float32 task's kernel precision must be verified.
-  for (const char* name : {"output_range", "output_std", "axes_variation", "input_impact"})
-    EXPECT_TRUE(r.filters.at(name).at("passed").get<bool>()) << name << ": " << r.filters.at(name).dump();
+  for (const auto& d : filter_descriptions())
+    if (d.name != "source_analysis")
+      EXPECT_TRUE(r.filters.at(d.name).at("passed").get<bool>()) << d.name << ": " << r.filters.at(d.name).dump();
   EXPECT_FALSE(r.filters.at("source_analysis").at("passed").get<bool>());
   EXPECT_TRUE(contains(r.filters.at("source_analysis").at("reason"), "precision unverified"))
       << r.filters.at("source_analysis").dump();
@@ -105,7 +107,7 @@ TEST(Evaluator, KernelIrMakesEveryFilterPass) {
   EXPECT_EQ(r.status, task_status::ok) << message_of(r);
   ASSERT_TRUE(r.robustness_passed.has_value());
   EXPECT_TRUE(*r.robustness_passed) << r.filters.dump(1);
-  EXPECT_EQ(r.filters.size(), 5u);
+  EXPECT_EQ(r.filters.size(), default_filters().size());
 }
 
 TEST(Evaluator, LoadHangingPastTheTimeoutIsTimeoutAndDropsTheExecutor) {
@@ -170,8 +172,14 @@ TEST(Evaluator, OutputOfTheWrongDtypeIsIncorrect) {
   EXPECT_EQ(record.at("result").at("correctness_passed"), false);
   // The filters could not run: each says so, none passes silently.
   EXPECT_EQ(record.at("result").at("robustness_passed"), false);
-  EXPECT_FALSE(r.filters.at("input_impact").at("passed").get<bool>());
-  EXPECT_TRUE(contains(r.filters.at("input_impact").at("reason"), "not run: status incorrect"));
+  ASSERT_EQ(r.filters.size(), default_filters().size());
+  for (const auto& d : filter_descriptions()) {
+    const auto& verdict = record.at("result").at("filters").at(d.name);
+    EXPECT_FALSE(verdict.at("passed").get<bool>()) << d.name;
+    EXPECT_TRUE(contains(verdict.at("reason"), "not run: status incorrect")) << d.name;
+    EXPECT_EQ(verdict.at("direction"), to_string(d.direction)) << d.name;
+    EXPECT_FALSE(verdict.contains("threshold")) << d.name;  // nothing was compared
+  }
 }
 
 TEST(Evaluator, WrongValuesAndNondeterminismAreIncorrectAtCheck) {

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pallasbench import record_schema
+from pallasbench import filters, record_schema
 from pallasbench.tools import USAGE, card_numbers, dataset_card, dataset_files, export, main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
@@ -71,11 +71,22 @@ def test_filter_thresholds_come_from_the_records():
     record = copy.deepcopy(next(r for r in ALL if r["status"] == "ok"))
     record["result"]["filters"]["output_range"]["threshold"] = 0.7
     rows = {row.name: row for row in card_numbers.filter_rows([record])}
-    assert list(rows) == list(card_numbers.FILTERS)
+    assert list(rows) == [n for n in filters.names() if n in record["result"]["filters"]]  # the registry's order
     assert rows["output_range"].thresholds == [(0.7, 1)]
     assert "| 0.7 (1) |" in render([record])
     failed = next(r for r in ALL if r["status"] == "incorrect")  # its filters say "not run: ..."
     assert card_numbers.filter_row("output_std", [failed]).ran == 0
+
+
+def test_what_a_filter_checks_comes_from_the_registry():
+    record = copy.deepcopy(next(r for r in ALL if r["status"] == "ok"))
+    record["result"]["filters"]["retired"] = {"passed": True, "value": 1.0, "threshold": 0.5, "reason": "ok"}
+    card = render([record])
+    for d in filters.descriptions():
+        if d.name in record["result"]["filters"]:
+            assert f"| `{d.name}` | {dataset_card.cell(d.checks)} | {d.passes_when} |" in card
+    assert "| `retired` | see docs/filters.md | see docs/filters.md | 0.5 (1) | 1 | 1 |" in card
+    assert card_numbers.filter_names([record])[-1] == "retired"  # after the registry's, by name
 
 
 def test_license_is_the_records_when_uniform_else_other():

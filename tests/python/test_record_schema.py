@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pallasbench import record_schema
+from pallasbench import filters, record_schema
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 FILES = sorted(FIXTURES.glob("*.jsonl"))
@@ -48,6 +48,29 @@ def test_check_finds_a_null_an_unknown_field_and_a_changed_type():
     assert ".result.brand_new: not in the schema" in problems
     assert ".level: string, the schema has int64" in problems
     assert ".environment: string, the schema has an object" in problems
+
+
+def test_a_field_per_registered_filter_and_no_other():
+    verdict = record_schema.load_file()["result"]["filters"][record_schema.EACH_FILTER]
+    assert record_schema.load()["result"]["filters"] == {name: verdict for name in filters.names()}
+    schema = record_schema.load(filter_names=["output_range", "sixth"])
+    assert list(schema["result"]["filters"]) == ["output_range", "sixth"]
+    record = json.loads(json.dumps(ALL[0]))
+    record["result"]["filters"]["sixth"] = {"passed": True, "value": 1.0, "threshold": 1.0, "direction": ">=",
+                                            "reason": "ok"}
+    record["result"]["filters"] = {k: v for k, v in record["result"]["filters"].items() if k in ("output_range",
+                                                                                              "sixth")}
+    assert record_schema.check(record, schema) == []
+    record["result"]["filters"]["made_up"] = {"passed": True}
+    assert record_schema.check(record, schema) == [".result.filters.made_up: not in the schema"]
+
+
+def test_collapse_gives_back_the_files_form():
+    inferred = record_schema.infer(ALL)
+    assert set(inferred["result"]["filters"]) == {n for r in ALL for n in r["result"]["filters"]}
+    collapsed = record_schema.collapse(inferred, record_schema.load_file())
+    assert list(collapsed["result"]["filters"]) == [record_schema.EACH_FILTER]
+    assert record_schema.merge(record_schema.load_file(), collapsed) == record_schema.load_file()
 
 
 def test_merge_refuses_a_field_of_two_types():

@@ -136,7 +136,25 @@ struct artifacts_options {
   std::string dot;  // write Graphviz here ("-" for stdout); empty: print the DAG as JSON
 };
 
+// `filters`: every registered robustness filter's description, in one of three forms.
+enum class listing_format { text, json, markdown };
+
+template <>
+struct enum_names<listing_format> {
+  static constexpr std::string_view what = "format";
+  static constexpr std::array entries{
+      std::pair{listing_format::text, std::string_view("text")},
+      std::pair{listing_format::json, std::string_view("json")},
+      std::pair{listing_format::markdown, std::string_view("markdown")},
+  };
+};
+
+struct filters_options {
+  listing_format format = listing_format::text;
+};
+
 int list_command(const list_options& options);
+int filters_command(const filters_options& options);
 int artifacts_command(const artifacts_options& options);
 int run_command(const run_options& options);
 int eval_command(const eval_options& options);

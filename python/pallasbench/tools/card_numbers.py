@@ -8,10 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from pallasbench import filters
 from pallasbench.tools.records import passed, speedup
-
-# The order docs/filters.md gives them; a filter only some records know comes after, by name.
-FILTERS = ("output_range", "output_std", "axes_variation", "input_impact", "source_analysis")
 
 
 def at(record: dict, path: str, default=None):
@@ -130,8 +128,10 @@ class FilterRow:
 
 
 def filter_names(records: list[dict]) -> list[str]:
+    """The filters the records hold: in the registry's order, then any it does not know, by name."""
     seen = {name for r in records for name in (at(r, "result.filters") or {})}
-    return [f for f in FILTERS if f in seen] + sorted(seen - set(FILTERS))
+    registered = filters.names()
+    return [f for f in registered if f in seen] + sorted(seen - set(registered))
 
 
 def filter_row(name: str, records: list[dict]) -> FilterRow:

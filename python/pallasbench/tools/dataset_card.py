@@ -1,9 +1,11 @@
 """The README.md of an exported dataset: YAML front matter a dataset hub reads (license, the data
 file, the features) and a card whose every number is computed from the records (card_numbers).
 The prose says what the numbers mean; the numbers themselves (thresholds included) come from
-the records, so the card cannot drift from the harness that wrote them."""
+the records, so the card cannot drift from the harness that wrote them; what each filter checks
+comes from the harness's filter registry (pallasbench.filters)."""
 from __future__ import annotations
 
+from pallasbench import filters as registered_filters
 from pallasbench.tools import card_numbers as cn
 from pallasbench.tools.dataset_files import CARD_COLUMNS, KERNELBOOK_COLUMNS
 
@@ -11,20 +13,6 @@ from pallasbench.tools.dataset_files import CARD_COLUMNS, KERNELBOOK_COLUMNS
 HUB_LICENSES = {"apache-2.0", "mit", "bsd-2-clause", "bsd-3-clause", "gpl-2.0", "gpl-3.0", "lgpl-2.1",
                 "lgpl-3.0", "agpl-3.0", "mpl-2.0", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "unlicense"}
 TAGS = ["pallas", "jax", "gpu-kernels", "benchmark"]
-FILTER_CHECKS = {  # what each filter compares (docs/filters.md); its threshold is the records'
-    "output_range": ("the output's spread (max - min) over the reference's, on every seed whose reference "
-                     "varies; no more non-finite elements than the reference", "value >= threshold"),
-    "output_std": ("the output's standard deviation, across elements and across seeds, over the "
-                   "reference's", "value >= threshold"),
-    "axes_variation": ("along every axis, the share of 1-D slices where the reference varies in which the "
-                       "output varies too", "value >= threshold"),
-    "input_impact": ("each input perturbed alone: how far the output's change departs from the "
-                     "reference's, |d_out - d_ref| / |d_ref|", "value <= threshold"),
-    "source_analysis": ("the compiled module: a Pallas kernel whose result reaches the output; no foreign "
-                        "custom call, no dot, gather, scatter, sort or cast outside the kernels; float32 "
-                        "tasks keep f32 inside them; value: the share of the work outside the kernels",
-                        "value <= threshold, nothing refused"),
-}
 
 
 def cell(value) -> str:
@@ -138,9 +126,11 @@ def environment(records: list[dict]) -> list[str]:
 
 
 def filters(records: list[dict]) -> list[str]:
+    described = registered_filters.by_name()  # what each checks: the harness's registry
     rows = []
     for row in cn.filter_rows(records):
-        checks, passes = FILTER_CHECKS.get(row.name, ("see docs/filters.md", "see docs/filters.md"))
+        known = described.get(row.name)
+        checks, passes = (known.checks, known.passes_when) if known else ("see docs/filters.md",) * 2
         thresholds = counts([(f"{t:g}", n) for t, n in row.thresholds])
         rows.append([f"`{row.name}`", checks, passes, thresholds, row.ran, row.passed])
     return ["## Robustness filters", "",

@@ -6,6 +6,13 @@
 
 namespace pallasbench {
 
+filter_description axes_variation_filter::do_describe() const {
+  return {"axes_variation",
+          "along every axis of seed 0's output, of the 1-D slices where the reference varies, the share "
+          "where the output varies too; the lowest",
+          pass_direction::at_least, thresholds::min_varying_slices, ""};
+}
+
 filter_result axes_variation_filter::do_evaluate(const filter_inputs& in) const {
   if (in.seeds.empty()) throw missing_evidence("no outputs");
   const output_pair& first = in.seeds.front();

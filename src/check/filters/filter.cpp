@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "../detail/std_across.hpp"
 
 namespace pallasbench {
@@ -18,21 +20,40 @@ bool same_shape(const output_pair& p) { return p.output->shape() == p.reference-
 
 }  // namespace
 
+std::string filter_description::passes_when() const {
+  if (direction == pass_direction::reason_only || !threshold) return "no reason to refuse";
+  return fmt::format("value {} {:g}", to_string(direction), *threshold);
+}
+
+json filter_description::to_json() const {
+  return {{"name", name},
+          {"checks", checks},
+          {"direction", to_string(direction)},
+          {"threshold", threshold ? json(*threshold) : json(nullptr)},
+          {"threshold_varies_with", threshold_varies_with}};
+}
+
 json filter_result::to_json() const {
+  const bool compared = direction != pass_direction::reason_only;
   return {{"passed", passed},
           {"value", std::isfinite(value) ? json(value) : json(nullptr)},
-          {"threshold", threshold},
+          {"threshold", compared ? json(threshold) : json(nullptr)},
+          {"direction", to_string(direction)},
           {"reason", reason}};
 }
 
 filter_result robustness_filter::evaluate(const filter_inputs& in) const {
+  const auto description = describe();
+  filter_result result;
   try {
-    return do_evaluate(in);
+    result = do_evaluate(in);
   } catch (const std::exception& e) {  // missing_evidence among them
-    filter_result cannot_run;
-    cannot_run.reason = std::string("cannot run: ") + e.what();
-    return cannot_run;
+    result = filter_result{};
+    result.threshold = description.threshold.value_or(0);  // the one it would have compared with
+    result.reason = std::string("cannot run: ") + e.what();
   }
+  result.direction = description.direction;
+  return result;
 }
 
 const pair_profile& filter_inputs::profile(const output_pair& pair) const {

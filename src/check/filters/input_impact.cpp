@@ -11,6 +11,13 @@
 
 namespace pallasbench {
 
+filter_description input_impact_filter::do_describe() const {
+  return {"input_impact",
+          "each input perturbed alone within its domain: how far the output's change departs from the "
+          "reference's, |d_out - d_ref| / |d_ref|; the worst input",
+          pass_direction::at_most, thresholds::max_impact_deviation, ""};
+}
+
 filter_result input_impact_filter::do_evaluate(const filter_inputs& in) const {
   if (in.input_count == 0) throw missing_evidence("the task has no inputs listed");
   if (in.perturbations.size() < in.input_count)

@@ -9,6 +9,13 @@
 
 namespace pallasbench {
 
+filter_description output_range_filter::do_describe() const {
+  return {"output_range",
+          "the output's spread (max - min of its finite elements) over the reference's, the lowest over "
+          "the seeds whose reference varies; more non-finite elements than the reference fail it",
+          pass_direction::at_least, thresholds::min_range_ratio, ""};
+}
+
 filter_result output_range_filter::do_evaluate(const filter_inputs& in) const {
   if (in.seeds.empty()) throw missing_evidence("no outputs");
   filter_result r{true, std::numeric_limits<double>::infinity(), thresholds::min_range_ratio, ""};

@@ -10,6 +10,13 @@
 
 namespace pallasbench {
 
+filter_description output_std_filter::do_describe() const {
+  return {"output_std",
+          "the output's standard deviation over the reference's, across each seed's elements and, per "
+          "element, across seeds; the lowest",
+          pass_direction::at_least, thresholds::min_std_ratio, ""};
+}
+
 filter_result output_std_filter::do_evaluate(const filter_inputs& in) const {
   if (in.seeds.empty()) throw missing_evidence("no outputs");
   filter_result r{true, std::numeric_limits<double>::infinity(), thresholds::min_std_ratio, ""};

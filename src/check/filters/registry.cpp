@@ -18,6 +18,12 @@ std::vector<std::unique_ptr<robustness_filter>> default_filters() {
   return filters;
 }
 
+std::vector<filter_description> filter_descriptions() {
+  std::vector<filter_description> out;
+  for (const auto& filter : default_filters()) out.push_back(filter->describe());
+  return out;
+}
+
 nlohmann::json run_filters(const std::vector<std::unique_ptr<robustness_filter>>& filters, const filter_inputs& in,
                            bool& all_passed) {
   nlohmann::json out = nlohmann::json::object();

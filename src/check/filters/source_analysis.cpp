@@ -22,6 +22,15 @@ const std::regex& harness_import_pattern() {
 
 }  // namespace
 
+filter_description source_analysis_filter::do_describe() const {
+  return {"source_analysis",
+          "the compiled module: the share of the work outside the Pallas kernels; a kernel result must "
+          "reach the output, and a foreign custom call, a dot, gather, scatter, sort or cast outside "
+          "the kernels, a float32 task's kernel below f32, or an import of the harness fail it whatever "
+          "the share",
+          pass_direction::at_most, thresholds::max_outside_work, ""};
+}
+
 filter_result source_analysis_filter::do_evaluate(const filter_inputs& in) const {
   if (in.analysis == nullptr) throw missing_evidence("no analysis of the kernel's module");
   const auto& a = *in.analysis;

@@ -3,8 +3,6 @@
 // legitimately sparse outputs (one-hot, counts) pass.
 #pragma once
 
-#include <string>
-
 #include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
@@ -15,10 +13,8 @@ inline constexpr double min_varying_slices = 0.9;
 }  // namespace thresholds
 
 class axes_variation_filter final : public robustness_filter {
-public:
-  [[nodiscard]] std::string name() const override { return "axes_variation"; }
-
 private:
+  [[nodiscard]] filter_description do_describe() const override;
   [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
 };
 

@@ -1,12 +1,14 @@
 // Robustness filters: does a kernel that passes the tolerance really compute the task? The
-// interface every filter implements, its result and the evidence it reads.
+// interface every filter implements, what it says of itself, its result and the evidence it reads.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,17 +16,45 @@
 
 #include "pallasbench/check/filters/profiles.hpp"
 #include "pallasbench/check/npy.hpp"
+#include "pallasbench/core/enum_names.hpp"
 #include "pallasbench/suite/tolerance.hpp"
 
 namespace pallasbench {
 
 struct module_analysis;
 
+// How a filter's value must compare with its threshold to pass: at or above it, at or below it,
+// or no threshold at all (a qualitative filter: its reasons alone decide).
+enum class pass_direction { at_least, at_most, reason_only };
+
+template <>
+struct enum_names<pass_direction> {
+  static constexpr std::string_view what = "pass direction";
+  static constexpr std::array entries{
+      std::pair{pass_direction::at_least, std::string_view(">=")},
+      std::pair{pass_direction::at_most, std::string_view("<=")},
+      std::pair{pass_direction::reason_only, std::string_view("reason-only")},
+  };
+};
+
+// What a filter says of itself, as data: `pallasbench filters` prints every registered filter's,
+// and docs/filters.md's table, the record schema and the dataset card are read from it.
+struct filter_description {
+  std::string name;
+  std::string checks;  // one line: what it compares (and any reason it fails whatever the value)
+  pass_direction direction = pass_direction::reason_only;
+  std::optional<double> threshold;    // the value it compares with; none when reason_only
+  std::string threshold_varies_with;  // empty: fixed; else how the task or dtype sets it (threshold: the default)
+  [[nodiscard]] std::string passes_when() const;  // "value >= 0.5", for people
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
 struct filter_result {
   bool passed = false;
   double value = 0;
   double threshold = 0;
   std::string reason;
+  pass_direction direction = pass_direction::reason_only;  // evaluate() sets the filter's own
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
@@ -70,16 +100,19 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-// A filter's public face is evaluate(); each filter implements do_evaluate(). evaluate() is the
-// one place where a filter that cannot run (missing_evidence, or any other exception) becomes a
-// failed result whose reason is "cannot run: " and what it lacked, so no caller can let one pass.
+// A filter's public face is describe() and evaluate(); each filter implements do_describe() and
+// do_evaluate(). evaluate() is the one place where a filter that cannot run (missing_evidence, or
+// any other exception) becomes a failed result whose reason is "cannot run: " and what it lacked,
+// so no caller can let one pass; every result it returns carries the description's direction.
 class robustness_filter {
 public:
   virtual ~robustness_filter() = default;
-  [[nodiscard]] virtual std::string name() const = 0;
+  [[nodiscard]] filter_description describe() const { return do_describe(); }
+  [[nodiscard]] std::string name() const { return do_describe().name; }
   [[nodiscard]] filter_result evaluate(const filter_inputs& in) const;
 
 private:
+  [[nodiscard]] virtual filter_description do_describe() const = 0;
   [[nodiscard]] virtual filter_result do_evaluate(const filter_inputs& in) const = 0;
 };
 

@@ -2,8 +2,6 @@
 // reference; the value is the worst relative deviation of the output's change from the reference's.
 #pragma once
 
-#include <string>
-
 #include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
@@ -15,10 +13,8 @@ inline constexpr double max_impact_deviation = 0.25;
 }  // namespace thresholds
 
 class input_impact_filter final : public robustness_filter {
-public:
-  [[nodiscard]] std::string name() const override { return "input_impact"; }
-
 private:
+  [[nodiscard]] filter_description do_describe() const override;
   [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
 };
 

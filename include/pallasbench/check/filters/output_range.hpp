@@ -3,8 +3,6 @@
 // does not have.
 #pragma once
 
-#include <string>
-
 #include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
@@ -17,10 +15,8 @@ inline constexpr double min_range_ratio = 0.5;
 }  // namespace thresholds
 
 class output_range_filter final : public robustness_filter {
-public:
-  [[nodiscard]] std::string name() const override { return "output_range"; }
-
 private:
+  [[nodiscard]] filter_description do_describe() const override;
   [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
 };
 

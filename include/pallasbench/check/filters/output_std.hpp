@@ -2,8 +2,6 @@
 // and, per element, across seeds; an output that ignores the seed (the same for every input) fails.
 #pragma once
 
-#include <string>
-
 #include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
@@ -14,10 +12,8 @@ inline constexpr double min_std_ratio = 0.5;
 }  // namespace thresholds
 
 class output_std_filter final : public robustness_filter {
-public:
-  [[nodiscard]] std::string name() const override { return "output_std"; }
-
 private:
+  [[nodiscard]] filter_description do_describe() const override;
   [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
 };
 

@@ -3,8 +3,6 @@
 // source scan and the tracer's list of task files it saw imported only ever add reasons to refuse.
 #pragma once
 
-#include <string>
-
 #include "pallasbench/check/filters/filter.hpp"
 
 namespace pallasbench {
@@ -21,10 +19,8 @@ inline constexpr double scalar_setup_elements = 64;
 }  // namespace thresholds
 
 class source_analysis_filter final : public robustness_filter {
-public:
-  [[nodiscard]] std::string name() const override { return "source_analysis"; }
-
 private:
+  [[nodiscard]] filter_description do_describe() const override;
   [[nodiscard]] filter_result do_evaluate(const filter_inputs& in) const override;
 };
 
