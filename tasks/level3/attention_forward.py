@@ -1,12 +1,11 @@
 """attention_forward: causal scaled dot-product attention, q, k, v (B, H, S, D).
 
-FlashAttention-2: one program per (batch*head, 64-128 query block) walks (bk, D) k/v tiles with
-lax.fori_loop, keeping f32 running max, exp-sum and accumulator; no (S, S) array exists. The
-loop bound follows the query block: tiles left of the diagonal run unmasked, the diagonal ones
-masked, later ones never; the longest query blocks launch first. Dots use TF32 tensor cores
-(USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
-At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
-with float32 accumulators and softmax statistics; the output is rounded once on store.
+An attention-family task (pallasbench/task/families/attention.py: inputs, stress cases, byte
+model). FlashAttention-2 (kernels/online_attention.py): one program per (batch*head, 64-128 query
+block) walks (bk, D) k/v tiles with ac.flash_loop, keeping float32 running max, exp-sum and
+accumulator; no (S, S) array exists. The loop bound follows the query block: tiles left of the
+diagonal run unmasked, the diagonal ones masked, later ones never; the longest query blocks
+launch first.
 
 float32, sequences of PRECISE_MIN_SEQ keys or more: a second pallas_call runs the query blocks
 of the first PRECISE_ROWS rows with both dots as three TF32 dots on hi + lo splits
@@ -43,39 +42,20 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import online_attention as ac
-from pallasbench.task import stress
+from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
+                                                bytes_moved, make_inputs, stress_inputs)
 
 NAME = "attention_forward"
 LEVEL = 3
 CATEGORY = "attention"
-INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL), tl.Input("v", tl.REAL))
 SHAPES = tl.sizes(medium={n: (1, 12, 1024, 128) for n in ("q", "k", "v")},
                   small={n: (1, 2, 128, 64) for n in ("q", "k", "v")},
                   large={n: (4, 16, 4096, 128) for n in ("q", "k", "v")})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-# Stress: large scales v only: q, k x1e3 put scores at 1e6, beyond what TF32 (or f32)
-# resolves, so the softmax would be rounding noise. offset shifts each score row by up to 1e3
-# (stress.score_offset), which a kernel that skips the row max overflows on.
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # float32 query rows below PRECISE_ROWS run on split-TF32 dots (see the module docstring), rounded
 # up to whole query blocks (one block at bq 128), in sequences of at least PRECISE_MIN_SEQ keys.
 PRECISE_ROWS, PRECISE_MIN_SEQ = 128, 2048
-# Per visible score: scale, max, subtract, exp, sum.
-SOFTMAX_FLOPS = 5
-
-
-def make_inputs(rng, shapes):
-    return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
-
-
-def stress_inputs(case, rng, shapes, inputs):
-    if case == "offset":
-        return stress.score_offset(rng, *inputs)
-    return None
 
 
 def reference(q, k, v):
@@ -167,9 +147,3 @@ def flops(shapes):
     visible = seq * (seq + 1) // 2  # causal (query, key) pairs per head
     return batch * heads * (4 * visible * d + SOFTMAX_FLOPS * visible)
 
-
-def bytes_moved(shapes, itemsize=4):
-    # q, k and v read once and the output written once, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    batch, heads, seq, d = shapes["q"]
-    return 4 * batch * heads * seq * d * itemsize

@@ -188,3 +188,29 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision
 def tile(j, bk: int):
     """pl.ds of key tile j, marked aligned so Triton emits vector loads."""
     return pl.ds(pl.multiple_of(j * bk, bk), bk)
+
+
+def scores(q, score_scale, k_ref, j, bk):
+    """(bq, bk) base-2 scores of key tile j of k_ref (rows bk * j...), contracting d without a
+    transpose; q, score_scale from `queries`. j a Python int (an unrolled loop) or traced."""
+    start = j * bk if isinstance(j, int) else pl.multiple_of(j * bk, bk)  # static when unrolled
+    k = k_ref[pl.ds(start, bk), :]
+    s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+    return s if score_scale is None else s * score_scale
+
+
+def row_stats(q, score_scale, k_ref, bk, first, tiles, store=None):
+    """Online row max and exp-sum (base 2) of q's scores over key tiles first..first+tiles-1
+    (the softmax statistics without v: qk_softmax); store(j, s), if given, receives the j-th of
+    those score tiles."""
+    def step(j, carry):
+        m, l = carry
+        s = scores(q, score_scale, k_ref, first + j, bk)
+        if store is not None:
+            store(j, s)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
+
+    bq = q.shape[0]
+    return lax.fori_loop(0, tiles, step, (jnp.full((bq,), -jnp.inf, jnp.float32),
+                                          jnp.zeros((bq,), jnp.float32)))
