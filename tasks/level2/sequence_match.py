@@ -31,6 +31,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "sequence_match"
 LEVEL = 2
@@ -40,12 +41,6 @@ SHAPES = tl.sizes(medium={"seqs": (256, 4096), "pattern": (16,)},
                   small={"seqs": (16, 256), "pattern": (8,)},
                   large={"seqs": (1024, 16384), "pattern": (32,)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 # Offsets per program: 4 warps x 32 lanes x 32 int32 accumulators.
 _TILE = 4096
