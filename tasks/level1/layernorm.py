@@ -1,5 +1,6 @@
 """layernorm: (x - mean) / sqrt(var + 1e-5) over the last axis, no affine.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
 32 KB, 8K float32 elements, the row padded to a power of two) held in registers: mean, then the
 variance of the centred row (two-pass, as the reference), then the scaled write, all from one read
@@ -30,24 +31,14 @@ from jax import lax
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "layernorm"
 LEVEL = 1
 CATEGORY = "normalization"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (2048, 1024)}, small={"x": (256, 256)},
                   large={"x": (8192, 4096)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-EPS = 1e-5
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -139,9 +130,3 @@ def flops(shapes):
     # pivot shift, sum, centre, square-accumulate (2), scale; rsqrt per row
     return 6 * rows * cols + 2 * rows
 
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize

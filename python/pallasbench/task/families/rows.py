@@ -1,0 +1,58 @@
+"""The rows family: functions of whole rows of an (N, D) float matrix: the norms (layernorm,
+rmsnorm, layernorm_residual, rmsnorm_residual, fused_layer_norm_relu), the softmax-class ops
+(softmax, log_softmax) and the reductions (reduce_sum, reduce_mean, reduce_max, col_sum).
+
+Kernels: pallasbench.kernels.rowwise (map_rows: whole rows in registers, or two passes over
+column tiles of wider rows; padded_rows for the level-2 norm fusions, normalized_rows with its
+pivot-shifted sums) and kernels.reductions. Memory-bound; computed in float32 at every dtype,
+rounded once on store.
+
+What members import from here by name: the flags (no dot, no order-dependent sum), their inputs
+and how they are drawn (INPUTS and make_inputs: x ~ N(0, 1); RESIDUAL_INPUTS and
+make_residual_inputs: x, r ~ N(0, 1)), EPS (the norms' 1e-5), the stress cases (STRESS for the
+row statistics, norms and softmax: tiny, large, and offset, a constant per row of x, which a
+kernel that sums or exponentiates before subtracting the row's mean or max loses to; REDUCE_STRESS
+for the reductions: the elementwise family's tiny and large), REFERENCE_FLOAT64 (the sums: an f32 reference of thousands
+of N(0, 1) terms errs by ~1e-5 near zero, the size of the tolerance, so the harness checks
+against a float64 one), the byte models (bytes_moved: every input read and an x-sized output
+written; row_reduction_bytes: x read, one value a row written) and `elements`.
+"""
+
+from pallasbench.task.domains import REAL, Input, normal
+from pallasbench.task.families.elementwise import STRESS as REDUCE_STRESS  # noqa: F401 (members import it)
+from pallasbench.task.stress import NO_DISCRETE_INPUT, stress_cases
+
+USES_TF32 = False
+ORDER_DEPENDENT = False
+STRESS = stress_cases("tiny", "large", "offset", offset_input="x", degenerate=NO_DISCRETE_INPUT,
+                      distinct=NO_DISCRETE_INPUT)
+REFERENCE_FLOAT64 = True
+EPS = 1e-5
+
+INPUTS = (Input("x", REAL),)
+RESIDUAL_INPUTS = (Input("x", REAL), Input("r", REAL))
+
+
+def make_inputs(rng, shapes):
+    return (normal(rng, shapes["x"]),)
+
+
+def make_residual_inputs(rng, shapes):
+    return normal(rng, shapes["x"]), normal(rng, shapes["r"])
+
+
+def elements(shapes) -> int:
+    rows, cols = shapes["x"]
+    return rows * cols
+
+
+def bytes_moved(shapes, itemsize=4):
+    """Every input read once and the x-sized output written once, at `itemsize` bytes a float
+    (4 at float32, 2 at bfloat16/float16)."""
+    return (sum(rows * cols for rows, cols in shapes.values()) + elements(shapes)) * itemsize
+
+
+def row_reduction_bytes(shapes, itemsize=4):
+    """x read once and one value a row written, at `itemsize` bytes a float."""
+    rows, cols = shapes["x"]
+    return (rows * cols + rows) * itemsize
