@@ -5,11 +5,6 @@ x stays a raw pl.ANY ref; idx and the output stream in row-major (rows, cols) bl
 load x[row, idx] with both coordinates as (rows, cols) arrays; Triton turns it into a
 per-element pointer gather. Blocks divide the arrays (the block rule refuses ragged ones).
 Pure data movement.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools

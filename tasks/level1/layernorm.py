@@ -18,11 +18,6 @@ held in registers: "two_pass" (the default: mean, then the centred variance, two
 reductions) or "one_pass" (sum(s) and sum(s^2) reduced together, var = E[s^2] - mean(s)^2: the
 two cross-warp reductions overlap instead of queueing; the pivot shift keeps mean(s)^2 within a
 few var, so the cancellation costs a few bits of float32, far inside the tolerance).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp

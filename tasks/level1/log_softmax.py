@@ -11,11 +11,6 @@ Tunable (pallasbench.task.tuning): map_rows' launch keys (kernels.rowwise) and "
 held in registers: "exp" (the default; Pallas lowers it to libdevice's __nv_expf, a range
 reduction around ex2) or "exp2" (exp2(x * log2(e)), a multiply and ex2: the rounding of the
 product costs |x| * 2^-24 relative, and the terms that carry the sum have small |x|).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools

@@ -15,11 +15,6 @@ quarter of the add rate, exposed once 16-bit loads halve the memory time), "floo
 rounded by one floor instead of two conversions; reductions.split_for_sum), or "plain" (one f32
 tree sum: for 16-bit dtypes only, whose output rounding, 2^-8 or 2^-11 relative, dwarfs a float32
 sum's ~1e-5 error; at float32 that error is the size of the tolerance).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools

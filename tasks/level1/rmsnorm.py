@@ -7,11 +7,6 @@ squares and the scaled write come from one read of x. Rows wider than 8K element
 tiles twice (sum of squares, then the write). Masked lanes read as 0. No dot, no TF32. Any float
 dtype: computed in float32 (kernels.rowwise), rounded once on store. Tunable launch shape:
 map_rows' keys (kernels.rowwise, pallasbench.task.tuning).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp

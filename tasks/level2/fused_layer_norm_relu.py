@@ -12,11 +12,6 @@ every dtype, rounded once on store.
 Tunable (pallasbench.task.tuning): padded_rows' launch keys (kernels.rowwise) and "stats":
 "two_pass" (the default) or "one_pass" (normalized_rows' one_pass: the two row reductions
 overlap).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools

@@ -11,11 +11,6 @@ Tunable (tuning.choice): positions per program, warps, stages, and "weights" "in
 a separate XLA transpose-and-pad of pwm into window order (a second kernel launch that costs
 about as much as the scan at MEDIUM), the kernel gathers pwm[k % 4, k // 4] itself from the
 flat (4M,) view of pwm (a free reshape), masking k >= 4M to zero.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools

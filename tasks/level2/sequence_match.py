@@ -14,11 +14,6 @@ zero-byte test sets one bit per mismatching byte, and one uint32 add counts mism
 offsets (a byte counter holds P <= 255). The four byte counters are spread back to the offsets
 4w + b with two rounds of interleaving joins before the int32 store.
 Tiles, warps and stages are tunable (tuning.choice).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools

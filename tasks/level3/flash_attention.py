@@ -10,11 +10,6 @@ Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_
 too: grid (query block, split), each program writes its unnormalised (acc, max, exp-sum) in
 float32 and a second pallas_call rescales the splits to the common row max and normalises.
 Default: one split.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools

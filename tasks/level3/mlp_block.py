@@ -27,6 +27,7 @@ import jax
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "mlp_block"
 LEVEL = 3
@@ -36,10 +37,6 @@ INPUTS = (tl.Input("x", tl.REAL), tl.Input("w1", tl.REAL), tl.Input("b1", tl.REA
 SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
                           "w2": (3072, 768), "b2": (768,)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

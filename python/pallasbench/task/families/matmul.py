@@ -20,6 +20,8 @@ no discrete input), their inputs and how they are drawn (x ~ N(0, 1) activations
 N(0, 1/K) (domains.weight), biases N(0, 1): INPUTS and make_inputs for x @ w, LINEAR_INPUTS and
 make_linear_inputs for x @ w + b, GATED_INPUTS and make_gated_inputs for x, wg, wu) and the byte
 models (every input read once and the (M, N) output written once, floats at `itemsize` bytes).
+The other matmul-class tasks (batched_matmul, outer_product, pairwise_distance, mlp_block,
+transformer_block) import the STRESS and flags they share with it.
 """
 
 import math
