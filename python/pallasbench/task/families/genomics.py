@@ -20,5 +20,3 @@ ORDER_DEPENDENT = False
 INTEGER_OPS = True
 STRESS = stress_cases("degenerate", tiny=NO_FLOAT_INPUT, large=NO_FLOAT_INPUT, offset=NO_ROW_STATISTIC,
                       distinct="four bases: all-distinct is impossible")
-# Bytes a base takes in memory (uint8).
-BASE_BYTES = 1
