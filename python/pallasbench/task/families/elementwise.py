@@ -13,8 +13,9 @@ What members import from here by name: the flags (no dot, no order-dependent sum
 float-map cases: tiny and large scale every float input; nothing to offset, no discrete input),
 the inputs of a one- or two-matrix member and how they are drawn (INPUTS and make_inputs: x ~
 N(0, 1); BINARY_INPUTS and make_binary_inputs: x, y ~ N(0, 1); POSITIVE_INPUTS and
-make_positive_inputs: x log-uniform in [1e-3, 1e3]) and the byte model (bytes_moved: every input read, one x-sized output
-written, floats at `itemsize` bytes).
+make_positive_inputs: x log-uniform in [1e-3, 1e3]), `elements` and the byte model (bytes_moved:
+every input read, one x-sized output written, floats at `itemsize` bytes). fused_gelu_bias takes
+the flags, stress cases and byte model with its bias; the rows family takes x's.
 """
 
 import math

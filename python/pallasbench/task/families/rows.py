@@ -23,11 +23,12 @@ one value a row written) and `elements`.
 """
 
 from pallasbench.task.domains import REAL, Input, normal
-from pallasbench.task.families.elementwise import STRESS as REDUCE_STRESS  # noqa: F401 (members import it)
+# x alone is drawn, counted and moved as in the elementwise family; members import these from here.
+from pallasbench.task.families.elementwise import (INPUTS, ORDER_DEPENDENT, USES_TF32, bytes_moved,  # noqa: F401
+                                                   elements, make_inputs)
+from pallasbench.task.families.elementwise import STRESS as REDUCE_STRESS  # noqa: F401
 from pallasbench.task.stress import NO_DISCRETE_INPUT, stress_cases
 
-USES_TF32 = False
-ORDER_DEPENDENT = False
 STRESS = stress_cases("tiny", "large", "offset", offset_input="x", degenerate=NO_DISCRETE_INPUT,
                       distinct=NO_DISCRETE_INPUT)
 # TASKS.md offsets the losses over logits only (cross_entropy and the loss fusions run it).
@@ -38,27 +39,11 @@ LOGITS_STRESS = stress_cases("tiny", "large", "offset", offset_input="logits", d
 REFERENCE_FLOAT64 = True
 EPS = 1e-5
 
-INPUTS = (Input("x", REAL),)
 RESIDUAL_INPUTS = (Input("x", REAL), Input("r", REAL))
-
-
-def make_inputs(rng, shapes):
-    return (normal(rng, shapes["x"]),)
 
 
 def make_residual_inputs(rng, shapes):
     return normal(rng, shapes["x"]), normal(rng, shapes["r"])
-
-
-def elements(shapes) -> int:
-    rows, cols = shapes["x"]
-    return rows * cols
-
-
-def bytes_moved(shapes, itemsize=4):
-    """Every input read once and the x-sized output written once, at `itemsize` bytes a float
-    (4 at float32, 2 at bfloat16/float16)."""
-    return (sum(rows * cols for rows, cols in shapes.values()) + elements(shapes)) * itemsize
 
 
 def row_reduction_bytes(shapes, itemsize=4):
