@@ -43,11 +43,9 @@ def _cosine_rows(x, y):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"block_bytes": 8192, "num_warps": 2}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"block_bytes": 8192, "num_warps": 2}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -59,12 +59,10 @@ def _body(x_ref, idx_ref, o_ref, *, rows, cols):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"block_bytes": 4096, "num_warps": 2}, "bfloat16": {"block_bytes": 4096, "num_warps": 2}},
-        "large": {"bfloat16": {"block_bytes": 8192}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"block_bytes": 4096, "num_warps": 2}, "bfloat16": {"block_bytes": 4096, "num_warps": 2}},
+    "large": {"bfloat16": {"block_bytes": 8192}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

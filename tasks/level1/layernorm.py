@@ -102,14 +102,12 @@ def _layernorm_tiled(block):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"block_bytes": 4096, "num_warps": 2},
-            "bfloat16": {"block_bytes": 4096, "num_warps": 2},
-        },
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"block_bytes": 4096, "num_warps": 2},
+        "bfloat16": {"block_bytes": 4096, "num_warps": 2},
+    },
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -51,14 +51,12 @@ def _log_softmax_tiled(block):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"exp": "exp2", "block_bytes": 16384, "num_warps": 8},
-            "bfloat16": {"block_bytes": 8192, "num_warps": 4},
-        },
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"exp": "exp2", "block_bytes": 16384, "num_warps": 8},
+        "bfloat16": {"block_bytes": 8192, "num_warps": 4},
+    },
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -57,11 +57,9 @@ def _zero_sums(br):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"bfloat16": {"sum": "plain", "block_bytes": 16384}, "float16": {}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"bfloat16": {"sum": "plain", "block_bytes": 16384}, "float16": {}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

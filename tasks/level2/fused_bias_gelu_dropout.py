@@ -67,15 +67,13 @@ def _body(x_ref, b_ref, keep_ref, o_ref, *, gelu, scale):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
-            "bfloat16": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
-        },
-        "large": {"float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
+        "bfloat16": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
+    },
+    "large": {"float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -47,11 +47,9 @@ def _body(x_ref, o_ref, *, cols, one_pass):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"min_programs": 1024, "num_warps": 4}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"min_programs": 1024, "num_warps": 4}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -73,12 +73,10 @@ def _dot_body(xi_ref, xj_ref, o_ref):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"form": 'dot', "tile_m": 32, "tile_n": 32}, "bfloat16": {"form": 'dot', "tile_m": 32, "tile_n": 32}},
-        "large": {"float32": {"form": 'dot', "tile_m": 64, "tile_n": 128, "num_warps": 8}, "bfloat16": {"form": 'dot'}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"form": 'dot', "tile_m": 32, "tile_n": 32}, "bfloat16": {"form": 'dot', "tile_m": 32, "tile_n": 32}},
+    "large": {"float32": {"form": 'dot', "tile_m": 64, "tile_n": 128, "num_warps": 8}, "bfloat16": {"form": 'dot'}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -68,12 +68,10 @@ def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk, tile, width):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"weights": 'inside', "tile": 32, "num_warps": 1}, "bfloat16": {"weights": 'inside'}},
-        "large": {"float32": {"weights": 'inside', "tile": 64, "num_warps": 2}, "bfloat16": {"weights": 'inside'}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"weights": 'inside', "tile": 32, "num_warps": 1}, "bfloat16": {"weights": 'inside'}},
+    "large": {"float32": {"weights": 'inside', "tile": 64, "num_warps": 2}, "bfloat16": {"weights": 'inside'}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

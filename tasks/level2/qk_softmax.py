@@ -196,12 +196,10 @@ def _mosaic_kernel(q, k, *, n, scale):
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/; LARGE from
 # bench/results/2026-12-04-h200-3, call 1: mode "mosaic", 128 x 64 score tiles, over the split
 # modes: float32 10.70 -> 7.33 us, bfloat16 7.94 -> 6.18 us, against XLA's 8.86 and 5.79).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"mode": 'one_pass'}, "bfloat16": {"mode": 'one_pass'}},
-        "large": {"float32": {"mode": "mosaic"}, "bfloat16": {"mode": "mosaic"}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"mode": 'one_pass'}, "bfloat16": {"mode": 'one_pass'}},
+    "large": {"float32": {"mode": "mosaic"}, "bfloat16": {"mode": "mosaic"}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

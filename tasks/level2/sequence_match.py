@@ -129,12 +129,10 @@ def _packed(seqs, pattern, n_off, tile, max_cols, num_warps, num_stages):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"*": {"packed": True, "tile": 2048}},
-        "large": {"*": {"packed": True}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"*": {"packed": True, "tile": 2048}},
+    "large": {"*": {"packed": True}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

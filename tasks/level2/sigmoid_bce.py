@@ -57,15 +57,13 @@ def _body(z_ref, t_ref, o_ref, *, softplus, exp2):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"block_bytes": 8192, "num_warps": 4},
-            "bfloat16": {"exp": "exp2", "softplus": "log", "block_bytes": 16384},
-        },
-        "large": {"float32": {"exp": "exp2", "block_bytes": 16384}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"block_bytes": 8192, "num_warps": 4},
+        "bfloat16": {"exp": "exp2", "softplus": "log", "block_bytes": 16384},
+    },
+    "large": {"float32": {"exp": "exp2", "block_bytes": 16384}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -12,7 +12,8 @@ from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
 from pallasbench.task import tuning
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
-from pallasbench.task.families.matmul import GATED_INPUTS as INPUTS, gated_bytes as bytes_moved, make_gated_inputs as make_inputs
+from pallasbench.task.families.matmul import GATED_INPUTS as INPUTS, gated_bytes as bytes_moved
+from pallasbench.task.families.matmul import make_gated_inputs as make_inputs
 
 NAME = "swiglu"
 LEVEL = 2

@@ -89,16 +89,14 @@ def _body(q_ref, k_ref, v_ref, *refs, bk, scale, first_block, precision):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
-        # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
-        # stress case (3 of 33554432 elements, call 3); the heuristic's tiles fail it too (1 element,
-        # call 4): TF32 in rows < 128, not the tiling (bench/tf32_attention_error.py), now run on
-        # split dots (PRECISE_ROWS). To re-probe with it (variant bq128_bk64_w8_precise) before shipping.
-        "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+    # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
+    # stress case (3 of 33554432 elements, call 3); the heuristic's tiles fail it too (1 element,
+    # call 4): TF32 in rows < 128, not the tiling (bench/tf32_attention_error.py), now run on
+    # split dots (PRECISE_ROWS). To re-probe with it (variant bq128_bk64_w8_precise) before shipping.
+    "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

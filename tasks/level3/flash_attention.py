@@ -104,12 +104,10 @@ def _split_kernel(q, k, v, *, bq, bk, warps, stages, splits, scale):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 32, "splits": 8, "num_warps": 4}, "bfloat16": {"bq": 32, "splits": 4, "num_warps": 4}},
-        "large": {"float32": {"bq": 32, "splits": 4, "num_warps": 4}, "bfloat16": {"splits": 8, "num_warps": 4, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 32, "splits": 8, "num_warps": 4}, "bfloat16": {"bq": 32, "splits": 4, "num_warps": 4}},
+    "large": {"float32": {"bq": 32, "splits": 4, "num_warps": 4}, "bfloat16": {"splits": 8, "num_warps": 4, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -53,14 +53,12 @@ def reference(x, w1, b1, w2, b2):
 # bench/results/2026-12-03-h200-tuning2/ ({"backend": "mosaic"} alone: mosaic_matmul.plan picks
 # each of the two matmuls' tiles). LARGE float32: the tile that won on the three other matmul-
 # class probes (this task's ran out of time).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"backend": "mosaic"}, "bfloat16": {"backend": "mosaic"},
-                   "float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
-        "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3),
-                  "float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"backend": "mosaic"}, "bfloat16": {"backend": "mosaic"},
+               "float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
+    "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3),
+              "float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -47,12 +47,10 @@ def _body(q_ref, k_ref, v_ref, o_ref, *, bk, scale):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 16, "num_warps": 4}, "bfloat16": {"bq": 16, "num_warps": 4}},
-        "large": {"float32": {"bq": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "num_warps": 4, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 16, "num_warps": 4}, "bfloat16": {"bq": 16, "num_warps": 4}},
+    "large": {"float32": {"bq": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "num_warps": 4, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -149,18 +149,16 @@ def _mosaic_ffn(h, wff, out_dtype):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
-        # float32: bench/results/2026-12-03-h200-tuning2 (call 1, bm16_kv4_out4_ffn64x64 over the
-        # earlier entry): 162.9 -> 95.0 us
-        # float32 projections on the Mosaic GPU matmul (bench/results/2026-12-04-h200-2, call 2:
-        # mosaic_proj, 95.6 -> 62.1 us, XLA 57.2); the attention's tiles as before.
-        "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "kv_splits": 4, "out_splits": 4,
-                              "proj_backend": "mosaic"},
-                  "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
+    # float32: bench/results/2026-12-03-h200-tuning2 (call 1, bm16_kv4_out4_ffn64x64 over the
+    # earlier entry): 162.9 -> 95.0 us
+    # float32 projections on the Mosaic GPU matmul (bench/results/2026-12-04-h200-2, call 2:
+    # mosaic_proj, 95.6 -> 62.1 us, XLA 57.2); the attention's tiles as before.
+    "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "kv_splits": 4, "out_splits": 4,
+                          "proj_backend": "mosaic"},
+              "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
