@@ -59,4 +59,3 @@ def flops(shapes):
     rows, cols = shapes["x"]
     # three products and three adds per element; two sqrt, mul, add, divide per row
     return 6 * rows * cols + 5 * rows
-

@@ -53,4 +53,3 @@ def flops(shapes):
     rows, cols = shapes["pred"]
     # sub, abs, compare, the taken branch (2), add per element; one divide per row
     return 6 * rows * cols + rows
-

@@ -122,4 +122,3 @@ def flops(shapes):
     rows, cols = shapes["x"]
     # pivot shift, sum, centre, square-accumulate (2), scale; rsqrt per row
     return 6 * rows * cols + 2 * rows
-

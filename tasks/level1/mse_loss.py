@@ -47,4 +47,3 @@ def kernel(pred, target):
 def flops(shapes):
     rows, cols = shapes["pred"]
     return 3 * rows * cols + rows  # sub, square, add per element; one divide per row
-

@@ -37,4 +37,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return rows * cols  # one comparison per element
-

@@ -38,4 +38,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return rows * cols + rows  # the adds, one divide per row
-

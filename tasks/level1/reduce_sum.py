@@ -75,4 +75,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return rows * cols
-

@@ -59,4 +59,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return 3 * rows * cols + 2 * rows  # square-accumulate (2), scale; rsqrt per row
-

@@ -63,4 +63,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return FLOPS_PER_ELEMENT * rows * cols
-

@@ -65,4 +65,3 @@ def kernel(logits, labels):
 def flops(shapes):
     rows, cols = shapes["logits"]
     return FLOPS_PER_ELEMENT * rows * cols
-

@@ -41,4 +41,3 @@ def kernel(x, r):
 def flops(shapes):
     rows, cols = shapes["x"]
     return FLOPS_PER_ELEMENT * rows * cols
-

@@ -139,4 +139,3 @@ def flops(shapes):
     batch, heads, seq, d = shapes["q"]
     visible = seq * (seq + 1) // 2  # causal (query, key) pairs per head
     return batch * heads * (4 * visible * d + SOFTMAX_FLOPS * visible)
-

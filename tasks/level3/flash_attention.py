@@ -34,7 +34,6 @@ SHAPES = tl.sizes(medium={"q": (512, 64), "k": (512, 64), "v": (512, 64)},
 TOLERANCE = tl.MATMUL
 
 
-
 def reference(q, k, v):
     return jax.nn.softmax(q @ k.T / math.sqrt(q.shape[-1]), axis=-1) @ v
 
@@ -141,4 +140,3 @@ def kernel(q, k, v):
 def flops(shapes):
     seq, d = shapes["q"]
     return 4 * seq * seq * d + SOFTMAX_FLOPS * seq * seq
-

@@ -31,7 +31,6 @@ SHAPES = tl.sizes(medium={n: (8, 256, 64) for n in ("q", "k", "v")},
 TOLERANCE = tl.MATMUL
 
 
-
 def reference(q, k, v):
     s = jnp.einsum("hqd,hkd->hqk", q, k) / math.sqrt(q.shape[-1])
     return jnp.einsum("hqk,hkd->hqd", jax.nn.softmax(s, axis=-1), v)
@@ -75,4 +74,3 @@ def kernel(q, k, v):
 def flops(shapes):
     heads, seq, d = shapes["q"]
     return heads * (4 * seq * seq * d + SOFTMAX_FLOPS * seq * seq)
-
