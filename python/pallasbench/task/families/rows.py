@@ -31,7 +31,7 @@ from pallasbench.task.stress import NO_DISCRETE_INPUT, stress_cases
 
 STRESS = stress_cases("tiny", "large", "offset", offset_input="x", degenerate=NO_DISCRETE_INPUT,
                       distinct=NO_DISCRETE_INPUT)
-# TASKS.md offsets the losses over logits only (cross_entropy and the loss fusions run it).
+# Of the losses only those over logits take the offset case (cross_entropy and the loss fusions).
 LOSS_STRESS = stress_cases("tiny", "large", offset="not a loss over logits (TASKS.md offsets those only)",
                            degenerate=NO_DISCRETE_INPUT, distinct=NO_DISCRETE_INPUT)
 LOGITS_STRESS = stress_cases("tiny", "large", "offset", offset_input="logits", degenerate=NO_DISCRETE_INPUT,
