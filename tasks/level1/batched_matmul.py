@@ -31,6 +31,7 @@ from pallasbench import task as tl
 from pallasbench.kernels import fused_matmul_mosaic, masked, mosaic_matmul
 from pallasbench.kernels import tiled_matmul as mm
 from pallasbench.task import tuning
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "batched_matmul"
 LEVEL = 1
@@ -40,10 +41,6 @@ SHAPES = tl.sizes(medium={"a": (8, 256, 256), "b": (8, 256, 256)},
                   small={"a": (4, 64, 64), "b": (4, 64, 64)},
                   large={"a": (16, 512, 512), "b": (16, 512, 512)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 NUM_SMS = 132  # H200: a grid smaller than this leaves SMs idle
 MIN_TILE = 32  # jnp.dot needs >= 16 per dim; 32 keeps the MMAs fed

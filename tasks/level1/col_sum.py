@@ -1,12 +1,13 @@
 """col_sum: sum over axis 0 of a float matrix.
 
-Memory-bound column reduction in two pallas_calls. Plain f32 tree sums of 16384 N(0,1) terms
-err by ~1e-5, the size of the tolerance near zero, so each element is split exactly into a
-head on a 2^-10 grid and a small tail: head sums are exact in f32 (while |partial| < 2^14) and
-tail sums are tiny, so the result carries little more than its final rounding. The first call
-streams (64, 128) tiles over a 2-D grid, writing head and tail column sums per tile; the second
-sums them per 32-column strip. Ragged edges are masked to 0. No dot, no TF32. Any float dtype:
-summed in float32 (the partials are float32 in memory), rounded once on store.
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
+Memory-bound column reduction in two pallas_calls. Plain f32 tree sums of 16384 N(0,1) terms err by
+~1e-5, the size of the tolerance near zero, so each element is split exactly into a head on a 2^-10
+grid and a small tail: head sums are exact in f32 (while |partial| < 2^14) and tail sums are tiny,
+so the result carries little more than its final rounding. The first call streams (64, 128) tiles
+over a 2-D grid, writing head and tail column sums per tile; the second sums them per 32-column
+strip. Ragged edges are masked to 0. No dot, no TF32. Any float dtype: summed in float32 (the
+partials are float32 in memory), rounded once on store.
 
 Tunable (pallasbench.task.tuning): "cols" (the first pass's tile width), "tile" (its elements a
 program: taller tiles, fewer partial rows), "num_warps" (first pass), "split" ("int", the
@@ -25,20 +26,14 @@ from jax.experimental.pallas import triton as pltriton
 from pallasbench import task as tl
 from pallasbench.kernels import masked, reductions
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
+from pallasbench.task.families.rows import REDUCE_STRESS as STRESS
 
 NAME = "col_sum"
 LEVEL = 1
 CATEGORY = "reduce"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 2048)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-# Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
-# is of the order of the tolerance, so the harness checks against a float64 reference.
-REFERENCE_FLOAT64 = True
 
 # Elements one program loads at once: the shared block budget (8K float32, 8 warps).
 TILE = tl.DEFAULT_BLOCK_BYTES // 4
@@ -46,10 +41,6 @@ TILE = tl.DEFAULT_BLOCK_BYTES // 4
 PASS1_COLS = 128
 # Strip width of the second pass: narrow, so its few rows still spread over many programs.
 PASS2_COLS = 32
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):

@@ -1,10 +1,9 @@
 """cross_entropy: -log_softmax(logits)[i, label_i], one loss per row.
 
-Memory-bound row reduction: each program loads whole rows (tl.row_block, 16 KB a block: 4K float32
+Memory-bound row reduction (reductions.row_values: whole rows a program, ragged edge blocks through
+masks, float32 sums at every dtype): each program loads 16 KB of logits a block (4K float32
 elements, 4 warps) with their labels, forms max, sum(exp(x - max)) and the label's shifted logit (a
 compare-and-select against a column iota: no gather) in registers, and writes one value per row.
-Ragged edge blocks (a row count or width the block does not tile) load and store through masks. Any
-float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on store.
 """
 
 import jax

@@ -5,11 +5,6 @@ x stays a raw pl.ANY ref; idx and the output stream in row-major (rows, cols) bl
 load x[row, idx] with both coordinates as (rows, cols) arrays; Triton turns it into a
 per-element pointer gather. Blocks divide the arrays (the block rule refuses ragged ones).
 Pure data movement.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -64,12 +59,10 @@ def _body(x_ref, idx_ref, o_ref, *, rows, cols):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"block_bytes": 4096, "num_warps": 2}, "bfloat16": {"block_bytes": 4096, "num_warps": 2}},
-        "large": {"bfloat16": {"block_bytes": 8192}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"block_bytes": 4096, "num_warps": 2}, "bfloat16": {"block_bytes": 4096, "num_warps": 2}},
+    "large": {"bfloat16": {"block_bytes": 8192}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -1,12 +1,8 @@
 """gelu: jax.nn.gelu with the tanh approximation, elementwise over a float matrix.
 
-Memory-bound: one read and one write per element. The kernel streams row-major blocks of 32 KB
-(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
-blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
-mask edge blocks).
-The body is the reference's tanh formula.
-Computed in float32 at every dtype: bfloat16/float16 inputs are upcast on load and the result
-is rounded once on store.
+An elementwise-family task (pallasbench/task/families/elementwise.py: x ~ N(0, 1), the float-map
+stress cases, one read and one write an element), computed in float32 at every dtype
+(map_float32). The body is the reference's tanh formula.
 """
 
 import jax
@@ -15,47 +11,31 @@ import numpy as np
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.task.families.elementwise import (INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved,
+                                                  elements, make_inputs)
 
 NAME = "gelu"
 LEVEL = 1
 CATEGORY = "activation"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # Rounded to float32 exactly as jax.nn.gelu rounds it.
 _SQRT_2_OVER_PI = float(np.float32(np.sqrt(2.0 / np.pi)))
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
     return jax.nn.gelu(x, approximate=True)
 
 
-def _gelu_body(x_ref, o_ref):
-    x = x_ref[...].astype(jnp.float32)
+def _gelu(x):
     cdf = 0.5 * (1.0 + jnp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))))
-    o_ref[...] = (x * cdf).astype(o_ref.dtype)
+    return x * cdf
 
 
 def kernel(x):
-    return elementwise.map_blocks(_gelu_body, x, name=NAME)
+    return elementwise.map_float32(_gelu, x, name=NAME)
 
 
 def flops(shapes):
-    rows, cols = shapes["x"]
-    return 9 * rows * cols  # cube (2), scale, add, scale, tanh, add, halve, multiply
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize
+    return 9 * elements(shapes)  # cube (2), scale, add, scale, tanh, add, halve, multiply

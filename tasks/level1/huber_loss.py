@@ -1,10 +1,9 @@
 """huber_loss: per-row mean of the Huber loss (delta = 1) of pred - target.
 
-Memory-bound row reduction: each program loads whole rows of both inputs (tl.row_block, 32 KB a
-block: 8K float32 elements, 8 warps), applies the piecewise loss elementwise and reduces the row in
-registers. Ragged edge blocks (a row count or width the block does not tile) load and store through
-masks. Any float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on
-store.
+A rows-family loss (pallasbench/task/families/rows.py; kernel: reductions.row_values, whole rows of
+both inputs a program, ragged edge blocks through masks, float32 sums at every dtype) that applies
+the piecewise loss elementwise in registers before reducing the row; 32 KB blocks of each input,
+8 warps.
 """
 
 import functools
@@ -13,6 +12,8 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
+from pallasbench.task.families.rows import LOSS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
 NAME = "huber_loss"
 LEVEL = 1
@@ -20,10 +21,6 @@ CATEGORY = "loss"
 INPUTS = (tl.Input("pred", tl.REAL), tl.Input("target", tl.REAL))
 SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (the offset case is for those only)",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 DELTA = 1.0
 BLOCK_BYTES = 32 * 1024  # per input: 8K f32, 32 a thread at 8 warps
@@ -56,10 +53,3 @@ def flops(shapes):
     rows, cols = shapes["pred"]
     # sub, abs, compare, the taken branch (2), add per element; one divide per row
     return 6 * rows * cols + rows
-
-
-def bytes_moved(shapes, itemsize=4):
-    # pred and target read once and one loss a row written, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    rows, cols = shapes["pred"]
-    return itemsize * (2 * rows * cols + rows)

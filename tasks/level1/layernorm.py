@@ -1,5 +1,6 @@
 """layernorm: (x - mean) / sqrt(var + 1e-5) over the last axis, no affine.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
 32 KB, 8K float32 elements, the row padded to a power of two) held in registers: mean, then the
 variance of the centred row (two-pass, as the reference), then the scaled write, all from one read
@@ -17,11 +18,6 @@ held in registers: "two_pass" (the default: mean, then the centred variance, two
 reductions) or "one_pass" (sum(s) and sum(s^2) reduced together, var = E[s^2] - mean(s)^2: the
 two cross-warp reductions overlap instead of queueing; the pivot shift keeps mean(s)^2 within a
 few var, so the cancellation costs a few bits of float32, far inside the tolerance).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import jax.numpy as jnp
@@ -30,24 +26,14 @@ from jax import lax
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "layernorm"
 LEVEL = 1
 CATEGORY = "normalization"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (2048, 1024)}, small={"x": (256, 256)},
                   large={"x": (8192, 4096)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-EPS = 1e-5
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -116,14 +102,12 @@ def _layernorm_tiled(block):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"block_bytes": 4096, "num_warps": 2},
-            "bfloat16": {"block_bytes": 4096, "num_warps": 2},
-        },
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"block_bytes": 4096, "num_warps": 2},
+        "bfloat16": {"block_bytes": 4096, "num_warps": 2},
+    },
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -138,10 +122,3 @@ def flops(shapes):
     rows, cols = shapes["x"]
     # pivot shift, sum, centre, square-accumulate (2), scale; rsqrt per row
     return 6 * rows * cols + 2 * rows
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize

@@ -1,5 +1,6 @@
 """log_softmax over the last axis of a float matrix.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
 32 KB, 8K float32 elements, the row padded to a power of two) and keeps them in registers: row max,
 exp-sum, log and the shifted write are fused, so x is read once. Rows wider than 8K elements take
@@ -10,11 +11,6 @@ Tunable (pallasbench.task.tuning): map_rows' launch keys (kernels.rowwise) and "
 held in registers: "exp" (the default; Pallas lowers it to libdevice's __nv_expf, a range
 reduction around ex2) or "exp2" (exp2(x * log2(e)), a multiply and ex2: the rounding of the
 product costs |x| * 2^-24 relative, and the terms that carry the sum have small |x|).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -25,23 +21,15 @@ import jax.numpy as jnp
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 LOG2_E = 1.4426950408889634
 
 NAME = "log_softmax"
 LEVEL = 1
 CATEGORY = "softmax"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (2048, 2048)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -63,14 +51,12 @@ def _log_softmax_tiled(block):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"exp": "exp2", "block_bytes": 16384, "num_warps": 8},
-            "bfloat16": {"block_bytes": 8192, "num_warps": 4},
-        },
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"exp": "exp2", "block_bytes": 16384, "num_warps": 8},
+        "bfloat16": {"block_bytes": 8192, "num_warps": 4},
+    },
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -86,10 +72,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return 5 * rows * cols + rows  # max, subtract, exp, sum, subtract; one log per row
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize

@@ -1,30 +1,26 @@
 """matmul: a @ b, float (M, K) @ (K, N).
 
-The suite's tiled matmul (pallasbench.kernels.tiled_matmul) with an identity epilogue: a
-streaming pallas_call packs b K-major (TF32 wgmma reads a 32-bit operand from shared memory
-K-major only; a row-major b tile is re-laid out every K step: this task's first kernel ran
-1.78 ms at 4096^3 on the H200, bench/results/2026-11-30-h200/fidelity_clean_flush.txt, against
-678 us for the packed design in matmul_relu, tune_matmul_run1.txt), then one pallas_call of (128, 128) output tiles walks K in
-32-wide steps. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32).
-At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
-accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
-No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
-dot per weight and step; tiled_matmul.packs_weights).
+A matmul-epilogue task (pallasbench/task/families/matmul.py): the suite's tiled matmul
+(kernels/tiled_matmul.py) with an identity epilogue. At float32 a streaming pass first packs b
+K-major (TF32 wgmma reads a 32-bit operand from shared memory K-major only; a row-major b tile is
+re-laid out every K step: this task's first kernel ran 1.78 ms at 4096^3 on the H200,
+bench/results/2026-11-30-h200/fidelity_clean_flush.txt, against 678 us for the packed design in
+matmul_relu, tune_matmul_run1.txt), then one pallas_call of (128, 128) output tiles walks K in
+32-wide steps. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32). At
+bfloat16/float16 the dots take the 16-bit operands as they are, with no packing pass.
 
-Shipped configuration: the TUNED table (tiled_matmul.TUNED_SQUARE, chosen on the H200 by
-bench/probe.py) sets these choices at the task's MEDIUM and LARGE shapes per dtype; any other
-shape takes the defaults above. At float32, and at bfloat16 LARGE, it runs the Mosaic GPU kernel
-instead (tuning backend "mosaic", kernels/mosaic_matmul.py): persistent and warp-specialised, TMA
-loads into a ring of SMEM stages, wgmma on TF32 at float32 (the weights packed K-major and rounded
-to nearest TF32 by the packing pass; wgmma truncates x to TF32). Each record's kernel_config says
-which values and backend ran.
+Shipped configuration: tiled_matmul.TUNED_SQUARE (chosen on the H200 by bench/probe.py) at the
+MEDIUM and LARGE shapes per dtype: the Mosaic GPU kernel (kernels/mosaic_matmul.py) at float32
+and at bfloat16 LARGE, Triton tiles otherwise; any other shape takes the defaults. Each record's
+kernel_config says which values and backend ran.
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
-from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task import tuning
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "matmul"
 LEVEL = 1
@@ -34,10 +30,6 @@ SHAPES = tl.sizes(medium={"a": (1024, 1024), "b": (1024, 1024)},
                   small={"a": (256, 256), "b": (256, 256)},
                   large={"a": (4096, 4096), "b": (4096, 4096)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):
@@ -56,11 +48,7 @@ TUNED = mm.TUNED_SQUARE
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(a, b):
-    return mm.fused_matmul(a, (b,), _identity, name=NAME)
-
-
-def _identity(acc):
-    return acc
+    return mm.fused_matmul(a, (b,), mm.identity, name=NAME)
 
 
 def flops(shapes):

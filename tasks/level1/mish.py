@@ -1,13 +1,9 @@
 """mish: x * tanh(softplus(x)), elementwise over a float matrix.
 
-Memory-bound: one read and one write per element. The kernel streams row-major blocks of 32 KB
-(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
-blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
-mask edge blocks).
-tanh(log(1 + e)) is rewritten as n / (n + 2), n = e(e + 2), e = exp(x): one exp and one divide
-instead of exp, log1p and tanh, so the kernel stays memory-bound.
-Computed in float32 at every dtype: bfloat16/float16 inputs are upcast on load and the result
-is rounded once on store.
+An elementwise-family task (pallasbench/task/families/elementwise.py: x ~ N(0, 1), the float-map
+stress cases, one read and one write an element), computed in float32 at every dtype
+(map_float32). tanh(log(1 + e)) is rewritten as n / (n + 2), n = e(e + 2), e = exp(x): one exp
+and one divide instead of exp, log1p and tanh, so the kernel stays memory-bound.
 """
 
 import jax
@@ -15,46 +11,30 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.task.families.elementwise import (INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved,
+                                                  elements, make_inputs)
 
 NAME = "mish"
 LEVEL = 1
 CATEGORY = "activation"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
     return x * jnp.tanh(jax.nn.softplus(x))
 
 
-def _mish_body(x_ref, o_ref):
-    x = x_ref[...].astype(jnp.float32)
+def _mish(x):
     # Past x = 20, tanh(softplus(x)) rounds to 1 in float32; clamping there also keeps n finite.
     e = jnp.exp(jnp.minimum(x, 20.0))
     n = e * (e + 2.0)
-    o_ref[...] = jnp.where(x > 20.0, x, x * n / (n + 2.0)).astype(o_ref.dtype)
+    return jnp.where(x > 20.0, x, x * n / (n + 2.0))
 
 
 def kernel(x):
-    return elementwise.map_blocks(_mish_body, x, name=NAME)
+    return elementwise.map_float32(_mish, x, name=NAME)
 
 
 def flops(shapes):
-    rows, cols = shapes["x"]
-    return 6 * rows * cols  # softplus (max, exp, log1p, add), tanh, multiply
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize
+    return 6 * elements(shapes)  # softplus (max, exp, log1p, add), tanh, multiply

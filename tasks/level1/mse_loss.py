@@ -1,9 +1,9 @@
 """mse_loss: mean((pred - target)^2) over the last axis, one value per row.
 
-Memory-bound row reduction: each program loads whole rows of both inputs (tl.row_block, 32 KB a
-block: 8K float32 elements, 8 warps), squares the difference and reduces the row in registers.
-Ragged edge blocks (a row count or width the block does not tile) load and store through masks. Any
-float dtype: computed and accumulated in float32 (kernels.reductions), rounded once on store.
+A rows-family loss (pallasbench/task/families/rows.py; kernel: reductions.row_values, whole rows of
+both inputs a program, ragged edge blocks through masks, float32 sums at every dtype): each program
+loads 32 KB of each input a block (8K float32 elements, 8 warps), squares the difference and
+reduces the row in registers.
 """
 
 import functools
@@ -12,6 +12,8 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
+from pallasbench.task.families.rows import LOSS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
 NAME = "mse_loss"
 LEVEL = 1
@@ -19,10 +21,6 @@ CATEGORY = "loss"
 INPUTS = (tl.Input("pred", tl.REAL), tl.Input("target", tl.REAL))
 SHAPES = tl.sizes(medium={"pred": (2048, 1024), "target": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset="not a loss over logits (the offset case is for those only)",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 BLOCK_BYTES = 32 * 1024  # per input: 8K f32, 32 a thread at 8 warps
 
@@ -49,10 +47,3 @@ def kernel(pred, target):
 def flops(shapes):
     rows, cols = shapes["pred"]
     return 3 * rows * cols + rows  # sub, square, add per element; one divide per row
-
-
-def bytes_moved(shapes, itemsize=4):
-    # pred and target read once and one loss a row written, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    rows, cols = shapes["pred"]
-    return itemsize * (2 * rows * cols + rows)

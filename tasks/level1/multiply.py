@@ -1,54 +1,31 @@
 """multiply: x * y, elementwise over two float matrices.
 
-Memory-bound: two reads and one write per element. The kernel streams row-major blocks of 32 KB
-(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
-blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
-mask edge blocks).
-Computed in float32 at every dtype: bfloat16/float16 inputs are upcast on load and the result
-is rounded once on store.
+An elementwise-family task (pallasbench/task/families/elementwise.py: x, y ~ N(0, 1), the
+float-map stress cases, two reads and one write an element). A streaming body (stream=True:
+128 KB blocks at LARGE), computed in float32 at every dtype (map_float32).
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.task.families.elementwise import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, elements
+from pallasbench.task.families.elementwise import BINARY_INPUTS as INPUTS, make_binary_inputs as make_inputs
 
 NAME = "multiply"
 LEVEL = 1
 CATEGORY = "elementwise"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("y", tl.REAL))
 SHAPES = tl.sizes(medium={"x": (4096, 4096), "y": (4096, 4096)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]), tl.normal(rng, shapes["y"]))
 
 
 def reference(x, y):
     return x * y
 
 
-def _multiply_body(x_ref, y_ref, o_ref):
-    x, y = x_ref[...].astype(jnp.float32), y_ref[...].astype(jnp.float32)
-    o_ref[...] = (x * y).astype(o_ref.dtype)
-
-
 def kernel(x, y):
-    return elementwise.map_blocks(_multiply_body, x, y, stream=True, name=NAME)
+    return elementwise.map_float32(jnp.multiply, x, y, stream=True, name=NAME)
 
 
 def flops(shapes):
-    rows, cols = shapes["x"]
-    return rows * cols  # one multiply
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x and y read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 3 * rows * cols * itemsize
+    return elements(shapes)  # one multiply

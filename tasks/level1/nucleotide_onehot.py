@@ -14,6 +14,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import masked
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "nucleotide_onehot"
 LEVEL = 1
@@ -21,12 +22,6 @@ CATEGORY = "genomics"
 INPUTS = (tl.Input("seq", tl.DISCRETE),)
 SHAPES = tl.sizes(medium={"seq": (4096,)}, small={"seq": (1024,)}, large={"seq": (16384,)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 CHANNELS = 4
 BLOCK_BASES = 512  # 2K outputs a program: 16 a thread at 4 warps

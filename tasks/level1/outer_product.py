@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS
 
 NAME = "outer_product"
 LEVEL = 1
@@ -20,9 +21,6 @@ INPUTS = (tl.Input("x", tl.REAL), tl.Input("y", tl.REAL))
 SHAPES = tl.sizes(medium={"x": (1024,), "y": (1024,)})
 TOLERANCE = tl.MATMUL
 USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):

@@ -1,5 +1,6 @@
 """reduce_mean: mean over the last axis of a float matrix.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 KB, 8K float32
 elements, the row padded to a power of two) and reduces each row with one in-register tree sum;
 rows wider than 8K elements are summed tile by tile in a fori_loop (a tree per tile, few sequential
@@ -12,24 +13,14 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
+from pallasbench.task.families.rows import REDUCE_STRESS as STRESS, row_reduction_bytes as bytes_moved
 
 NAME = "reduce_mean"
 LEVEL = 1
 CATEGORY = "reduce"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 2048)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-# Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
-# is of the order of the tolerance, so the harness checks against a float64 reference.
-REFERENCE_FLOAT64 = True
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -47,10 +38,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return rows * cols + rows  # the adds, one divide per row
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read once and one value a row written, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return (rows * cols + rows) * itemsize

@@ -1,5 +1,6 @@
 """reduce_sum: sum over the last axis of a float matrix.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound row reduction. One program owns `br` whole rows (tl.row_block: 32 KB, 8K float32
 elements, the row padded to a power of two) and reduces each row with in-register tree sums of an
 exact head/tail split (reductions.split_for_sum: the sum carries little more than its final
@@ -14,11 +15,6 @@ quarter of the add rate, exposed once 16-bit loads halve the memory time), "floo
 rounded by one floor instead of two conversions; reductions.split_for_sum), or "plain" (one f32
 tree sum: for 16-bit dtypes only, whose output rounding, 2^-8 or 2^-11 relative, dwarfs a float32
 sum's ~1e-5 error; at float32 that error is the size of the tolerance).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -28,25 +24,15 @@ import jax.numpy as jnp
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
+from pallasbench.task.families.rows import REDUCE_STRESS as STRESS, row_reduction_bytes as bytes_moved
 
 NAME = "reduce_sum"
 LEVEL = 1
 CATEGORY = "reduce"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 2048)}, small={"x": (512, 256)},
                   large={"x": (16384, 8192)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-# Sums of thousands of N(0,1) terms: an f32 reference's own rounding error (~1e-5 near zero)
-# is of the order of the tolerance, so the harness checks against a float64 reference.
-REFERENCE_FLOAT64 = True
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -71,11 +57,9 @@ def _zero_sums(br):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"bfloat16": {"sum": "plain", "block_bytes": 16384}, "float16": {}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"bfloat16": {"sum": "plain", "block_bytes": 16384}, "float16": {}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -91,10 +75,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return rows * cols
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read once and one value a row written, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return (rows * cols + rows) * itemsize

@@ -109,11 +109,9 @@ def _round_body(sums_ref, o_ref):
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/; the open-sum kernel re-probed in 2026-12-04-h200-3,
 # call 1: rows 4 still the fastest at MEDIUM, 8.4 us; 8, 16, 64 rows 9.7, 13.7, 41.9 us).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"rows": 4}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"rows": 4}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -1,12 +1,9 @@
 """silu: x * sigmoid(x), elementwise over a float matrix.
 
-Memory-bound: one read and one write per element. The kernel streams row-major blocks of 32 KB
-(8K float32 elements) whose column extent covers whole rows (contiguous 16-byte loads);
-blocks divide the array (the block rule refuses ragged ones: Pallas's Triton lowering does not
-mask edge blocks).
-x / (1 + exp(-x)) costs one exp and one divide; for very negative x it gives -0, not NaN.
-Computed in float32 at every dtype: bfloat16/float16 inputs are upcast on load and the result
-is rounded once on store.
+An elementwise-family task (pallasbench/task/families/elementwise.py: x ~ N(0, 1), the float-map
+stress cases, one read and one write an element), computed in float32 at every dtype
+(map_float32). x / (1 + exp(-x)) costs one exp and one divide; for very negative x it gives -0,
+not NaN.
 """
 
 import jax
@@ -14,43 +11,27 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.task.families.elementwise import (INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved,
+                                                  elements, make_inputs)
 
 NAME = "silu"
 LEVEL = 1
 CATEGORY = "activation"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
     return jax.nn.silu(x)
 
 
-def _silu_body(x_ref, o_ref):
-    x = x_ref[...].astype(jnp.float32)
-    o_ref[...] = (x / (1.0 + jnp.exp(-x))).astype(o_ref.dtype)
+def _silu(x):
+    return x / (1.0 + jnp.exp(-x))
 
 
 def kernel(x):
-    return elementwise.map_blocks(_silu_body, x, name=NAME)
+    return elementwise.map_float32(_silu, x, name=NAME)
 
 
 def flops(shapes):
-    rows, cols = shapes["x"]
-    return 4 * rows * cols  # exp, add, divide, multiply
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize
+    return 4 * elements(shapes)  # exp, add, divide, multiply

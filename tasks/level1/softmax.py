@@ -1,5 +1,6 @@
 """softmax over the last axis of a float matrix.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound: one read and one write per element. One program owns `br` whole rows (tl.row_block:
 32 KB, 8K float32 elements, the row padded to a power of two) and keeps them in registers: row max,
 exp, row sum and the normalised write are fused, so x is read once. Rows wider than 8K elements
@@ -13,22 +14,14 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "softmax"
 LEVEL = 1
 CATEGORY = "softmax"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (2048, 2048)}, small={"x": (256, 256)},
                   large={"x": (8192, 8192)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -56,10 +49,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return 5 * rows * cols  # max, subtract, exp, sum, scale
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize

@@ -11,11 +11,6 @@ exp and a divide where tanh is a longer libdevice routine; "sigmoid_exp2" takes 
 exp2(-2u * log2(e)), a multiply and ex2 for libdevice's expf; at bfloat16, 5 bytes an element, the
 kernel runs at ~2.2 TB/s, so arithmetic, not memory, bounds it); "scale": "div" (the default,
 / 0.9 as the reference) or "mul" (* (1 / 0.9): a multiply for a full divide, within an ulp).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -72,15 +67,13 @@ def _body(x_ref, b_ref, keep_ref, o_ref, *, gelu, scale):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
-            "bfloat16": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
-        },
-        "large": {"float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
+        "bfloat16": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384},
+    },
+    "large": {"float32": {"gelu": "sigmoid_exp2", "scale": "mul", "block_bytes": 16384}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -1,8 +1,9 @@
 """fused_layer_norm_relu: relu((x - mean) / sqrt(var + 1e-5)) over the last axis, no affine.
 
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
 Memory-bound: x is read once and the result written once. One program owns whole rows (a
-power-of-two block, padded columns masked out of the variance), so mean, variance, scaling and
-relu all happen in registers. Rows per program are capped to keep >= 256 programs.
+power-of-two block, padded columns masked out of the variance), so mean, variance, scaling and relu
+all happen in registers. Rows per program are capped to keep >= 256 programs.
 
 Pivot-shifted sums (kernels.rowwise.normalized_rows): each row is summed as x - x[0], so an
 offset of 1e3 leaves the mean exact to f32 rounding of O(1) values. Computed in float32 at
@@ -11,11 +12,6 @@ every dtype, rounded once on store.
 Tunable (pallasbench.task.tuning): padded_rows' launch keys (kernels.rowwise) and "stats":
 "two_pass" (the default) or "one_pass" (normalized_rows' one_pass: the two row reductions
 overlap).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -26,25 +22,16 @@ import jax.numpy as jnp
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "fused_layer_norm_relu"
 LEVEL = 2
 CATEGORY = "norm_residual"
-INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
-EPS = 1e-5
 # x-p, sum, -mean, square, sum, scale, relu
 FLOPS_PER_ELEMENT = 7
-
-
-def make_inputs(rng, shapes):
-    return (tl.normal(rng, shapes["x"]),)
 
 
 def reference(x):
@@ -60,11 +47,9 @@ def _body(x_ref, o_ref, *, cols, one_pass):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"min_programs": 1024, "num_warps": 4}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"min_programs": 1024, "num_warps": 4}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -78,10 +63,3 @@ def kernel(x):
 def flops(shapes):
     rows, cols = shapes["x"]
     return FLOPS_PER_ELEMENT * rows * cols
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 2 * rows * cols * itemsize

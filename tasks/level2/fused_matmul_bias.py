@@ -1,67 +1,37 @@
 """fused_matmul_bias: x @ w + b.
 
-At float32 a packing pass first writes w transposed, K-major (tiled_matmul.pack_weights: TF32 wgmma reads
-shared memory K-major only; N-major tiles ran 3x slower). Then one pallas_call: (bm, bn) output
-tiles (128x128, halved while the grid would leave SMs idle), K walked in 32-wide steps by an
-in-kernel fori_loop into a float32 accumulator, the epilogue adds the program's (1, bn) bias tile
-before the single store.
-Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
-itself, cvt.rna): relative error 2.1e-4 on the H200 at LARGE, against 2e-3.
-At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
-accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
-No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
-dot per weight and step; tiled_matmul.packs_weights).
-
-Shipped configuration: the TUNED table (tiled_matmul.TUNED_WIDE, chosen on the H200 by
-bench/probe.py) sets these choices at the task's MEDIUM and LARGE shapes per dtype; any other
-shape takes the defaults above. At float32, and at bfloat16 LARGE, it runs the Mosaic GPU kernel
-instead (tuning backend "mosaic", kernels/mosaic_matmul.py): persistent and warp-specialised, TMA
-loads into a ring of SMEM stages, wgmma on TF32 at float32 (the weights packed K-major and rounded
-to nearest TF32 by the packing pass; wgmma truncates x to TF32). Each record's kernel_config says
-which values and backend ran.
+A matmul-epilogue task (pallasbench/task/families/matmul.py): the epilogue of
+tiled_matmul.fused_matmul adds the program's (1, bn) bias tile before the single store.
+Relative error on TF32 tensor cores: 2.1e-4 on the H200 at LARGE, against 2e-3.
 """
 
-
 from pallasbench import task as tl
-from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task import tuning
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved
+from pallasbench.task.families.matmul import LINEAR_INPUTS as INPUTS, make_linear_inputs as make_inputs
 
 NAME = "fused_matmul_bias"
 LEVEL = 2
 CATEGORY = "matmul_activation"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("w", tl.REAL), tl.Input("b", tl.REAL))
 SHAPES = tl.sizes(medium={"x": (1024, 1024), "w": (1024, 2048), "b": (2048,)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return tl.normal(rng, shapes["x"]), tl.weight(rng, shapes["w"]), tl.normal(rng, shapes["b"])
 
 
 def reference(x, w, b):
     return x @ w + b
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_WIDE).
+# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_WIDE, probed on
+# linear_bias_relu): the Mosaic GPU kernel at float32 and at bfloat16 LARGE, Triton tiles otherwise.
 TUNED = mm.TUNED_WIDE
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(x, w, b):
-    return mm.fused_matmul(x, (w,), lambda acc, b: acc + b, bias=b, name=NAME)
+    return mm.fused_matmul(x, (w,), mm.bias_add, bias=b, name=NAME)
 
 
 def flops(shapes):
     (m, k), (_, n) = shapes["x"], shapes["w"]
     return 2 * m * n * k + m * n
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x, w and b read once and the output written once, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    (m, k), (_, n) = shapes["x"], shapes["w"]
-    return itemsize * (m * k + k * n + n + m * n)

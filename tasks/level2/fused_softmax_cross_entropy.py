@@ -5,11 +5,6 @@ whole rows (a power-of-two block; padded columns are masked out of the max, the 
 label product), so log_softmax is never materialised. Rows per program are capped to keep
 >= 256 programs. Computed in float32 at every dtype, rounded once on store. Tunable launch
 shape: padded_rows' keys (kernels.rowwise, pallasbench.task.tuning).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import jax
@@ -19,6 +14,8 @@ from jax import lax
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import rowwise
+from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
+from pallasbench.task.families.rows import LOGITS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
 NAME = "fused_softmax_cross_entropy"
 LEVEL = 2
@@ -26,10 +23,6 @@ CATEGORY = "loss_fusion"
 INPUTS = (tl.Input("logits", tl.REAL), tl.Input("labels", tl.SIMPLEX_ROWS))
 SHAPES = tl.sizes(medium={"logits": (1024, 512), "labels": (1024, 512)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="logits",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # max, z-m, exp, sum, -lse, *label, sum
 FLOPS_PER_ELEMENT = 7
@@ -59,11 +52,9 @@ def _body(z_ref, y_ref, o_ref, *, cols):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"min_programs": 1024, "num_warps": 2}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"min_programs": 1024, "num_warps": 2}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -74,10 +65,3 @@ def kernel(logits, labels):
 def flops(shapes):
     rows, cols = shapes["logits"]
     return FLOPS_PER_ELEMENT * rows * cols
-
-
-def bytes_moved(shapes, itemsize=4):
-    # logits and the (float, soft) labels read once and one loss a row written, floats at
-    # `itemsize` bytes (4 at float32, 2 at bfloat16/float16).
-    rows, cols = shapes["logits"]
-    return (2 * rows * cols + rows) * itemsize

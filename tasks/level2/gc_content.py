@@ -13,6 +13,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "gc_content"
 LEVEL = 2
@@ -21,12 +22,6 @@ INPUTS = (tl.Input("seqs", tl.DISCRETE),)
 SHAPES = tl.sizes(medium={"seqs": (1024, 16384)}, small={"seqs": (16, 1024)},
                   large={"seqs": (4096, 65536)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 # Bases per chunk: 4 warps x 32 lanes x 32 bytes, i.e. two 16-byte loads per thread per step.
 _CHUNK = 4096

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "hamming_distance"
 LEVEL = 2
@@ -22,12 +23,6 @@ SHAPES = tl.sizes(medium={"a": (1024, 256), "b": (1024, 256)},
                   small={"a": (64, 32), "b": (64, 32)},
                   large={"a": (4096, 256), "b": (4096, 256)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 _BASES = 16  # bases per int32 word
 _EVEN = 0x55555555  # the low bit of every 2-bit lane

@@ -17,6 +17,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 from pallasbench.task import stress
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, USES_TF32
 
 NAME = "kmer_count"
 LEVEL = 2
@@ -25,12 +26,8 @@ INPUTS = (tl.Input("seq", tl.DISCRETE),)
 SHAPES = tl.sizes(medium={"seq": (4194304,)}, small={"seq": (4096,)},
                   large={"seq": (67108864,)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
 STRESS = tl.stress_cases("degenerate", "distinct", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT,
                          offset=tl.NO_ROW_STATISTIC)
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 K = 4  # fixed by the task: the hi/lo nibble split below is two bases each
 _BINS = 4**K  # 256 = 16 (first two bases) x 16 (last two bases)

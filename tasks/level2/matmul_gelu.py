@@ -1,53 +1,30 @@
 """matmul_gelu: gelu(x @ w), tanh approximation.
 
-At float32 a packing pass first writes w transposed, K-major (tiled_matmul.pack_weights: TF32 wgmma reads
-shared memory K-major only; N-major tiles ran 3x slower). Then one pallas_call: (bm, bn) output
-tiles (128x128, halved while the grid would leave SMs idle), K walked in 32-wide steps by an
-in-kernel fori_loop into a float32 accumulator, gelu (tanh form) applied in the epilogue before
-the single store.
-Dots run on TF32 tensor cores (precision DEFAULT; Triton rounds the operands to nearest TF32
-itself, cvt.rna): relative error 3.0e-4 on the H200 at LARGE, against 2e-3.
-At bfloat16/float16 the dots take the 16-bit operands as they are (tensor cores, float32
-accumulator, 64-wide K steps); the epilogue is float32, the tile rounded once on store.
-No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
-dot per weight and step; tiled_matmul.packs_weights).
-
-Shipped configuration: the TUNED table (tiled_matmul.TUNED_SQUARE, chosen on the H200 by
-bench/probe.py) sets these choices at the task's MEDIUM and LARGE shapes per dtype; any other
-shape takes the defaults above. At float32, and at bfloat16 LARGE, it runs the Mosaic GPU kernel
-instead (tuning backend "mosaic", kernels/mosaic_matmul.py): persistent and warp-specialised, TMA
-loads into a ring of SMEM stages, wgmma on TF32 at float32 (the weights packed K-major and rounded
-to nearest TF32 by the packing pass; wgmma truncates x to TF32). Each record's kernel_config says
-which values and backend ran.
+A matmul-epilogue task (pallasbench/task/families/matmul.py): gelu (tanh form) in the epilogue
+of tiled_matmul.fused_matmul, before the single store. Relative error on TF32 tensor cores:
+3.0e-4 on the H200 at LARGE, against 2e-3.
 """
 
 import jax
 
 from pallasbench import task as tl
-from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task import tuning
+from pallasbench.task.families.matmul import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "matmul_gelu"
 LEVEL = 2
 CATEGORY = "matmul_activation"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("w", tl.REAL))
 SHAPES = tl.sizes(medium={"x": (1024, 1024), "w": (1024, 1024)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-
-def make_inputs(rng, shapes):
-    return tl.normal(rng, shapes["x"]), tl.weight(rng, shapes["w"])
 
 
 def reference(x, w):
     return jax.nn.gelu(x @ w, approximate=True)
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_SQUARE).
+# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_SQUARE): the
+# Mosaic GPU kernel at float32 and at bfloat16 LARGE, Triton tiles otherwise.
 TUNED = mm.TUNED_SQUARE
 
 
@@ -59,10 +36,3 @@ def kernel(x, w):
 def flops(shapes):
     (m, k), (_, n) = shapes["x"], shapes["w"]
     return 2 * m * n * k + mm.GELU_FLOPS * m * n
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x and w read once and the output written once, floats at `itemsize` bytes (4 at float32,
-    # 2 at bfloat16/float16).
-    (m, k), (_, n) = shapes["x"], shapes["w"]
-    return itemsize * (m * k + k * n + m * n)

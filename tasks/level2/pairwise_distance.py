@@ -13,11 +13,6 @@ the rounded difference is clamped at zero, and rows that differ by less than ~sq
 their small distance (absolute error ~ sqrt(ulp(|x|^2)); the suite's inputs have none).
 Tiles, warps and stages are tunable (tuning.choice) so a tuning run can trade tile size for
 programs on a large GPU.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -28,6 +23,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS
 
 NAME = "pairwise_distance"
 LEVEL = 2
@@ -36,9 +32,6 @@ INPUTS = (tl.Input("x", tl.REAL),)
 SHAPES = tl.sizes(medium={"x": (256, 32)}, small={"x": (64, 16)}, large={"x": (1024, 64)})
 TOLERANCE = tl.MATMUL
 USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 EPS = 1e-8
 _TILE = 64  # (64, 64) fp32 accumulator: 32 registers per thread at 4 warps
@@ -80,12 +73,10 @@ def _dot_body(xi_ref, xj_ref, o_ref):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"form": 'dot', "tile_m": 32, "tile_n": 32}, "bfloat16": {"form": 'dot', "tile_m": 32, "tile_n": 32}},
-        "large": {"float32": {"form": 'dot', "tile_m": 64, "tile_n": 128, "num_warps": 8}, "bfloat16": {"form": 'dot'}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"form": 'dot', "tile_m": 32, "tile_n": 32}, "bfloat16": {"form": 'dot', "tile_m": 32, "tile_n": 32}},
+    "large": {"float32": {"form": 'dot', "tile_m": 64, "tile_n": 128, "num_warps": 8}, "bfloat16": {"form": 'dot'}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

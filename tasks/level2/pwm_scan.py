@@ -11,11 +11,6 @@ Tunable (tuning.choice): positions per program, warps, stages, and "weights" "in
 a separate XLA transpose-and-pad of pwm into window order (a second kernel launch that costs
 about as much as the scan at MEDIUM), the kernel gathers pwm[k % 4, k // 4] itself from the
 flat (4M,) view of pwm (a free reshape), masking k >= 4M to zero.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -73,12 +68,10 @@ def _body(x_ref, w_ref, o_ref, *, n_out, channels, taps, bk, tile, width):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"weights": 'inside', "tile": 32, "num_warps": 1}, "bfloat16": {"weights": 'inside'}},
-        "large": {"float32": {"weights": 'inside', "tile": 64, "num_warps": 2}, "bfloat16": {"weights": 'inside'}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"weights": 'inside', "tile": 32, "num_warps": 1}, "bfloat16": {"weights": 'inside'}},
+    "large": {"float32": {"weights": 'inside', "tile": 64, "num_warps": 2}, "bfloat16": {"weights": 'inside'}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

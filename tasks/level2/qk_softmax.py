@@ -43,7 +43,8 @@ from pallasbench import task as tl
 from pallasbench.kernels import mosaic_matmul, rowwise
 from pallasbench.kernels import online_attention as ac
 from pallasbench.kernels.fused_matmul_mosaic import mosaic_config
-from pallasbench.task import stress, tuning
+from pallasbench.task import tuning
+from pallasbench.task.families.attention import ORDER_DEPENDENT, USES_TF32, stress_inputs
 
 NAME = "qk_softmax"
 LEVEL = 2
@@ -53,9 +54,8 @@ SHAPES = tl.sizes(medium={"q": (256, 64), "k": (256, 64)},
                   small={"q": (64, 32), "k": (64, 32)},
                   large={"q": (1024, 128), "k": (1024, 128)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-# Stress: offset shifts each score row by up to 1e3 (stress.score_offset).
+# Stress: offset shifts each score row by up to 1e3 (the attention family's stress_inputs:
+# stress.score_offset).
 STRESS = tl.stress_cases("tiny", "offset", offset_input="q",
                          large="q, k x1e3 put scores at 1e6, beyond what TF32 (or f32) resolves: the softmax "
                          "would be rounding noise; the offset case moves scores by up to 1e3 instead",
@@ -73,48 +73,18 @@ def make_inputs(rng, shapes):
     return tl.normal(rng, shapes["q"]), tl.normal(rng, shapes["k"])
 
 
-def stress_inputs(case, rng, shapes, inputs):
-    if case == "offset":
-        return stress.score_offset(rng, *inputs)
-    return None
-
-
 def reference(q, k):
     return jax.nn.softmax(q @ k.T / math.sqrt(q.shape[-1]), axis=-1)
-
-
-def _scores(q, score_scale, k_ref, j, bk):
-    """(bq, bk) base-2 scores of key tile j, contracting d without a transpose."""
-    start = j * bk if isinstance(j, int) else pl.multiple_of(j * bk, bk)  # static when unrolled
-    k = k_ref[pl.ds(start, bk), :]
-    s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
-    return s if score_scale is None else s * score_scale
-
-
-def _row_stats(q, score_scale, k_ref, bk, first, tiles, store=None):
-    """Online row max and exp-sum (base 2) over key tiles first..first+tiles-1; store(j, s), if
-    given, receives the j-th of those score tiles."""
-    def step(j, carry):
-        m, l = carry
-        s = _scores(q, score_scale, k_ref, first + j, bk)
-        if store is not None:
-            store(j, s)
-        m_new = jnp.maximum(m, jnp.max(s, axis=1))
-        return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
-
-    bq = q.shape[0]
-    return lax.fori_loop(0, tiles, step, (jnp.full((bq,), -jnp.inf, jnp.float32),
-                                          jnp.zeros((bq,), jnp.float32)))
 
 
 def _body(q_ref, k_ref, o_ref, *, bk, scale):
     nk = k_ref.shape[0] // bk
     q, score_scale = ac.queries(q_ref[...], scale)
-    m, l = _row_stats(q, score_scale, k_ref, bk, 0, nk)
+    m, l = ac.row_stats(q, score_scale, k_ref, bk, 0, nk)
     inv = 1.0 / l
 
     def write(j, carry):
-        p = jnp.exp2(_scores(q, score_scale, k_ref, j, bk) - m[:, None]) * inv[:, None]
+        p = jnp.exp2(ac.scores(q, score_scale, k_ref, j, bk) - m[:, None]) * inv[:, None]
         o_ref[:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = p.astype(o_ref.dtype)
         return carry
 
@@ -125,7 +95,7 @@ def _one_pass_body(q_ref, k_ref, o_ref, *, bk, scale):
     """Every score tile of the row block stays live (a Python-unrolled list): one dot per tile,
     no recompute. For bq * N scores that fit the registers."""
     q, score_scale = ac.queries(q_ref[...], scale)
-    s = [_scores(q, score_scale, k_ref, j, bk) for j in range(k_ref.shape[0] // bk)]
+    s = [ac.scores(q, score_scale, k_ref, j, bk) for j in range(k_ref.shape[0] // bk)]
     m = functools.reduce(jnp.maximum, [jnp.max(t, axis=1) for t in s])
     p = [jnp.exp2(t - m[:, None]) for t in s]
     inv = 1.0 / functools.reduce(jnp.add, [jnp.sum(t, axis=1) for t in p])
@@ -141,7 +111,7 @@ def _stats_body(q_ref, k_ref, m_ref, l_ref, *s_ref, bk, scale, tiles):
     def store(j, s):
         s_ref[0][:, pl.ds(pl.multiple_of(j * bk, bk), bk)] = s
 
-    m_ref[...], l_ref[...] = _row_stats(q, score_scale, k_ref, bk, pl.program_id(1) * tiles, tiles,
+    m_ref[...], l_ref[...] = ac.row_stats(q, score_scale, k_ref, bk, pl.program_id(1) * tiles, tiles,
                                         store if s_ref else None)
 
 
@@ -219,36 +189,17 @@ def _mosaic_kernel(q, k, *, n, scale):
     rows = {key: value for key in ("block_bytes", "num_warps")
             if (value := tuning.choice(NAME, "rows_" + key, None)) is not None}
     with tuning.variant(f"{NAME}_rows", **rows):
-        return rowwise.map_rows(scores, _softmax2_whole, _softmax2_tiled, other=-jnp.inf,
+        return rowwise.map_rows(scores, rowwise.softmax2_whole, rowwise.softmax2_tiled, other=-jnp.inf,
                                 out_dtype=q.dtype, name=f"{NAME}_rows")
-
-
-def _softmax2_whole(s, block):
-    e = jnp.exp2(s - jnp.max(s, axis=1, keepdims=True))
-    return e * (1.0 / jnp.sum(e, axis=1, keepdims=True))
-
-
-def _softmax2_tiled(block):
-    def step(s, col0, carry):
-        m, total = carry
-        m_new = jnp.maximum(m, jnp.max(s, axis=1, keepdims=True))
-        return m_new, total * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new), axis=1, keepdims=True)
-
-    m, total = block.fold(step, (jnp.full((block.br, 1), -jnp.inf, jnp.float32),
-                                 jnp.zeros((block.br, 1), jnp.float32)))
-    inv = 1.0 / total
-    block.write(lambda s: jnp.exp2(s - m) * inv)
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/; LARGE from
 # bench/results/2026-12-04-h200-3, call 1: mode "mosaic", 128 x 64 score tiles, over the split
 # modes: float32 10.70 -> 7.33 us, bfloat16 7.94 -> 6.18 us, against XLA's 8.86 and 5.79).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"mode": 'one_pass'}, "bfloat16": {"mode": 'one_pass'}},
-        "large": {"float32": {"mode": "mosaic"}, "bfloat16": {"mode": "mosaic"}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"mode": 'one_pass'}, "bfloat16": {"mode": 'one_pass'}},
+    "large": {"float32": {"mode": "mosaic"}, "bfloat16": {"mode": "mosaic"}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

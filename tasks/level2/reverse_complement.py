@@ -14,6 +14,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "reverse_complement"
 LEVEL = 2
@@ -22,12 +23,6 @@ INPUTS = (tl.Input("seqs", tl.DISCRETE),)
 SHAPES = tl.sizes(medium={"seqs": (64, 65536)}, small={"seqs": (8, 1024)},
                   large={"seqs": (256, 262144)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 # Elements per program: 8 warps x 32 lanes x 32 bytes keeps the gather offsets and the bytes
 # in registers without spilling.

@@ -1,34 +1,27 @@
 """rmsnorm_residual: x / sqrt(mean(x^2) + 1e-5) + r over the last axis.
 
-Memory-bound: x and r are each read once and the result written once. One program owns whole
-rows (a power-of-two block; padded columns are zeros and add nothing to the sum of squares), so
-the mean square, scaling and residual add all happen in registers. Rows per program are capped
-to keep >= 256 programs. Computed in float32 at every dtype, rounded once on store.
+A rows-family task (pallasbench/task/families/rows.py: inputs, stress cases, byte model).
+Memory-bound: x and r are each read once and the result written once. One program owns whole rows
+(a power-of-two block; padded columns are zeros and add nothing to the sum of squares), so the mean
+square, scaling and residual add all happen in registers. Rows per program are capped to keep
+>= 256 programs. Computed in float32 at every dtype, rounded once on store.
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.task.families.rows import EPS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved
+from pallasbench.task.families.rows import RESIDUAL_INPUTS as INPUTS, make_residual_inputs as make_inputs
 
 NAME = "rmsnorm_residual"
 LEVEL = 2
 CATEGORY = "norm_residual"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("r", tl.REAL))
 SHAPES = tl.sizes(medium={"x": (2048, 1024), "r": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="x",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
-EPS = 1e-5
 # square, sum, scale, + r
 FLOPS_PER_ELEMENT = 4
-
-
-def make_inputs(rng, shapes):
-    return tl.normal(rng, shapes["x"]), tl.normal(rng, shapes["r"])
 
 
 def reference(x, r):
@@ -48,10 +41,3 @@ def kernel(x, r):
 def flops(shapes):
     rows, cols = shapes["x"]
     return FLOPS_PER_ELEMENT * rows * cols
-
-
-def bytes_moved(shapes, itemsize=4):
-    # x and r read and the output written once, floats at `itemsize` bytes (4 at float32, 2 at
-    # bfloat16/float16).
-    rows, cols = shapes["x"]
-    return 3 * rows * cols * itemsize

@@ -14,11 +14,6 @@ zero-byte test sets one bit per mismatching byte, and one uint32 add counts mism
 offsets (a byte counter holds P <= 255). The four byte counters are spread back to the offsets
 4w + b with two rounds of interleaving joins before the int32 store.
 Tiles, warps and stages are tunable (tuning.choice).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -31,6 +26,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
+from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "sequence_match"
 LEVEL = 2
@@ -40,12 +36,6 @@ SHAPES = tl.sizes(medium={"seqs": (256, 4096), "pattern": (16,)},
                   small={"seqs": (16, 256), "pattern": (8,)},
                   large={"seqs": (1024, 16384), "pattern": (32,)})
 TOLERANCE = tl.EXACT
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("degenerate", tiny=tl.NO_FLOAT_INPUT, large=tl.NO_FLOAT_INPUT, offset=tl.NO_ROW_STATISTIC,
-                         distinct="four bases: all-distinct is impossible")
-# Its "flops" are integer operations (compares, counts, index arithmetic): no float ceiling applies.
-INTEGER_OPS = True
 
 # Offsets per program: 4 warps x 32 lanes x 32 int32 accumulators.
 _TILE = 4096
@@ -139,12 +129,10 @@ def _packed(seqs, pattern, n_off, tile, max_cols, num_warps, num_stages):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"*": {"packed": True, "tile": 2048}},
-        "large": {"*": {"packed": True}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"*": {"packed": True, "tile": 2048}},
+    "large": {"*": {"packed": True}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

@@ -10,11 +10,6 @@ Tunable (pallasbench.task.tuning): map_blocks' launch keys (kernels.elementwise)
 costs at most ~6e-8 absolute (e itself where 1 + e rounds to 1), far inside the 1e-5 atol, and
 log may be the shorter routine on the GPU; "exp": "exp" (the default) or "exp2" (exp2(-|z| *
 log2(e)): a multiply and ex2 for libdevice's expf; e only feeds the small softplus term).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-tuning2/) sets these choices at the task's MEDIUM and LARGE
-shapes per dtype (float16 takes bfloat16's unless listed); any other shape takes the defaults
-above. Each record's kernel_config says which values ran.
 """
 
 import functools
@@ -24,6 +19,8 @@ import jax.numpy as jnp
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
 from pallasbench.task import tuning
+from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
+from pallasbench.task.families.rows import LOGITS_STRESS as STRESS
 
 NAME = "sigmoid_bce"
 LEVEL = 2
@@ -31,10 +28,6 @@ CATEGORY = "loss_fusion"
 INPUTS = (tl.Input("logits", tl.REAL), tl.Input("targets", tl.UNIT))
 SHAPES = tl.sizes(medium={"logits": (2048, 1024), "targets": (2048, 1024)})
 TOLERANCE = tl.ELEMENTWISE
-USES_TF32 = False
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="logits",
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # max, z*t, -, |z|, neg, exp, log1p, +
 FLOPS_PER_ELEMENT = 8
@@ -64,15 +57,13 @@ def _body(z_ref, t_ref, o_ref, *, softplus, exp2):
 
 # Chosen on the H200 by bench/probe.py over bench/variants/rows.py
 # (bench/results/2026-12-03-h200-tuning2/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {
-            "float32": {"block_bytes": 8192, "num_warps": 4},
-            "bfloat16": {"exp": "exp2", "softplus": "log", "block_bytes": 16384},
-        },
-        "large": {"float32": {"exp": "exp2", "block_bytes": 16384}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {
+        "float32": {"block_bytes": 8192, "num_warps": 4},
+        "bfloat16": {"exp": "exp2", "softplus": "log", "block_bytes": 16384},
+    },
+    "large": {"float32": {"exp": "exp2", "block_bytes": 16384}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

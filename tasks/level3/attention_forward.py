@@ -1,12 +1,11 @@
 """attention_forward: causal scaled dot-product attention, q, k, v (B, H, S, D).
 
-FlashAttention-2: one program per (batch*head, 64-128 query block) walks (bk, D) k/v tiles with
-lax.fori_loop, keeping f32 running max, exp-sum and accumulator; no (S, S) array exists. The
-loop bound follows the query block: tiles left of the diagonal run unmasked, the diagonal ones
-masked, later ones never; the longest query blocks launch first. Dots use TF32 tensor cores
-(USES_TF32 = True), q and p rounded to nearest TF32 first (see pallasbench.kernels.online_attention).
-At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
-with float32 accumulators and softmax statistics; the output is rounded once on store.
+An attention-family task (pallasbench/task/families/attention.py: inputs, stress cases, byte
+model). FlashAttention-2 (kernels/online_attention.py): one program per (batch*head, 64-128 query
+block) walks (bk, D) k/v tiles with ac.flash_loop, keeping float32 running max, exp-sum and
+accumulator; no (S, S) array exists. The loop bound follows the query block: tiles left of the
+diagonal run unmasked, the diagonal ones masked, later ones never; the longest query blocks
+launch first.
 
 float32, sequences of PRECISE_MIN_SEQ keys or more: a second pallas_call runs the query blocks
 of the first PRECISE_ROWS rows with both dots as three TF32 dots on hi + lo splits
@@ -25,11 +24,6 @@ bfloat16/float16: one call, as before.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows" (float32 only)
 replaces PRECISE_ROWS at any length (0: every block on plain TF32 dots, one call).
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -43,39 +37,20 @@ from jax.experimental import pallas as pl
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import online_attention as ac
-from pallasbench.task import stress
+from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
+                                                bytes_moved, make_inputs, stress_inputs)
 
 NAME = "attention_forward"
 LEVEL = 3
 CATEGORY = "attention"
-INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL), tl.Input("v", tl.REAL))
 SHAPES = tl.sizes(medium={n: (1, 12, 1024, 128) for n in ("q", "k", "v")},
                   small={n: (1, 2, 128, 64) for n in ("q", "k", "v")},
                   large={n: (4, 16, 4096, 128) for n in ("q", "k", "v")})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-# Stress: large scales v only: q, k x1e3 put scores at 1e6, beyond what TF32 (or f32)
-# resolves, so the softmax would be rounding noise. offset shifts each score row by up to 1e3
-# (stress.score_offset), which a kernel that skips the row max overflows on.
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 # float32 query rows below PRECISE_ROWS run on split-TF32 dots (see the module docstring), rounded
 # up to whole query blocks (one block at bq 128), in sequences of at least PRECISE_MIN_SEQ keys.
 PRECISE_ROWS, PRECISE_MIN_SEQ = 128, 2048
-# Per visible score: scale, max, subtract, exp, sum.
-SOFTMAX_FLOPS = 5
-
-
-def make_inputs(rng, shapes):
-    return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
-
-
-def stress_inputs(case, rng, shapes, inputs):
-    if case == "offset":
-        return stress.score_offset(rng, *inputs)
-    return None
 
 
 def reference(q, k, v):
@@ -114,16 +89,14 @@ def _body(q_ref, k_ref, v_ref, *refs, bk, scale, first_block, precision):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
-        # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
-        # stress case (3 of 33554432 elements, call 3); the heuristic's tiles fail it too (1 element,
-        # call 4): TF32 in rows < 128, not the tiling (bench/tf32_attention_error.py), now run on
-        # split dots (PRECISE_ROWS). To re-probe with it (variant bq128_bk64_w8_precise) before shipping.
-        "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 32, "bk": 32, "num_warps": 4}, "bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+    # large float32: bq 128, bk 64, 8 warps ran 2.30x in the probe but failed the harness's large
+    # stress case (3 of 33554432 elements, call 3); the heuristic's tiles fail it too (1 element,
+    # call 4): TF32 in rows < 128, not the tiling (bench/tf32_attention_error.py), now run on
+    # split dots (PRECISE_ROWS). To re-probe with it (variant bq128_bk64_w8_precise) before shipping.
+    "large": {"bfloat16": {"bq": 64, "bk": 64, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -166,10 +139,3 @@ def flops(shapes):
     batch, heads, seq, d = shapes["q"]
     visible = seq * (seq + 1) // 2  # causal (query, key) pairs per head
     return batch * heads * (4 * visible * d + SOFTMAX_FLOPS * visible)
-
-
-def bytes_moved(shapes, itemsize=4):
-    # q, k and v read once and the output written once, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    batch, heads, seq, d = shapes["q"]
-    return 4 * batch * heads * seq * d * itemsize

@@ -1,23 +1,15 @@
 """flash_attention: softmax(q @ k^T / sqrt(d)) @ v, one head, tiled online softmax: never an (S, S) array.
 
-One program per block of 64-128 queries; it walks (bk, d) key/value tiles with lax.fori_loop,
-keeping an f32 running max, exp-sum and output accumulator (online softmax), so the (S, S)
-score matrix never exists outside registers. k and v are raw pl.ANY refs the loop reads tile
-by tile. Dots use TF32 tensor cores (Triton's default f32 precision; q and p rounded to
-nearest TF32 first, see pallasbench.kernels.online_attention): USES_TF32 = True.
-At bfloat16/float16, q, k, v and p go to the 16-bit tensor cores (scores scaled after the dot),
-with float32 accumulators and softmax statistics; the output is rounded once on store.
+An attention-family task (pallasbench/task/families/attention.py: inputs, stress cases, byte
+model; kernels/online_attention.py: the online softmax, TF32 and 16-bit dots). One program per
+block of 64-128 queries walks (bk, d) key/value tiles with ac.flash_loop; k and v are raw pl.ANY
+refs the loop reads tile by tile.
 
 Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_warps",
 "num_stages" replace online_attention.blocks' choices; "splits" > 1 splits the key sequence
 too: grid (query block, split), each program writes its unnormalised (acc, max, exp-sum) in
 float32 and a second pallas_call rescales the splits to the common row max and normalises.
 Default: one split.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/) sets these choices at the task's MEDIUM and LARGE shapes
-per dtype (float16 takes bfloat16's); any other shape takes the defaults above. Each record's
-kernel_config says which values ran.
 """
 
 import functools
@@ -29,36 +21,17 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.kernels import online_attention as ac
-from pallasbench.task import stress, tuning
+from pallasbench.task import tuning
+from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
+                                                bytes_moved, make_inputs, stress_inputs)
 
 NAME = "flash_attention"
 LEVEL = 3
 CATEGORY = "attention"
-INPUTS = (tl.Input("q", tl.REAL), tl.Input("k", tl.REAL), tl.Input("v", tl.REAL))
 SHAPES = tl.sizes(medium={"q": (512, 64), "k": (512, 64), "v": (512, 64)},
                   small={"q": (128, 32), "k": (128, 32), "v": (128, 32)},
                   large={"q": (2048, 128), "k": (2048, 128), "v": (2048, 128)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-# Stress: large scales v only: q, k x1e3 put scores at 1e6, beyond what TF32 (or f32)
-# resolves, so the softmax would be rounding noise. offset shifts each score row by up to 1e3
-# (stress.score_offset), which a kernel that skips the row max overflows on.
-STRESS = tl.stress_cases("tiny", "large", "offset", offset_input="q", keep=("q", "k"), large_factor=1e3,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
-
-# Per score: scale, max, subtract, exp, sum.
-SOFTMAX_FLOPS = 5
-
-
-def make_inputs(rng, shapes):
-    return tuple(tl.normal(rng, shapes[name]) for name in ("q", "k", "v"))
-
-
-def stress_inputs(case, rng, shapes, inputs):
-    if case == "offset":
-        return stress.score_offset(rng, *inputs)
-    return None
 
 
 def reference(q, k, v):
@@ -130,12 +103,10 @@ def _split_kernel(q, k, v, *, bq, bk, warps, stages, splits, scale):
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 32, "splits": 8, "num_warps": 4}, "bfloat16": {"bq": 32, "splits": 4, "num_warps": 4}},
-        "large": {"float32": {"bq": 32, "splits": 4, "num_warps": 4}, "bfloat16": {"splits": 8, "num_warps": 4, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 32, "splits": 8, "num_warps": 4}, "bfloat16": {"bq": 32, "splits": 4, "num_warps": 4}},
+    "large": {"float32": {"bq": 32, "splits": 4, "num_warps": 4}, "bfloat16": {"splits": 8, "num_warps": 4, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -169,10 +140,3 @@ def kernel(q, k, v):
 def flops(shapes):
     seq, d = shapes["q"]
     return 4 * seq * seq * d + SOFTMAX_FLOPS * seq * seq
-
-
-def bytes_moved(shapes, itemsize=4):
-    # q, k and v read once and the output written once, floats at `itemsize` bytes (4 at
-    # float32, 2 at bfloat16/float16).
-    seq, d = shapes["q"]
-    return 4 * seq * d * itemsize

@@ -27,6 +27,7 @@ import jax
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import tiled_matmul as mm
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "mlp_block"
 LEVEL = 3
@@ -36,10 +37,6 @@ INPUTS = (tl.Input("x", tl.REAL), tl.Input("w1", tl.REAL), tl.Input("b1", tl.REA
 SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
                           "w2": (3072, 768), "b2": (768,)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
-STRESS = tl.stress_cases("tiny", "large", large_factor=1e3, offset=tl.NO_ROW_STATISTIC,
-                         degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
 
 def make_inputs(rng, shapes):
@@ -56,14 +53,12 @@ def reference(x, w1, b1, w2, b2):
 # bench/results/2026-12-03-h200-tuning2/ ({"backend": "mosaic"} alone: mosaic_matmul.plan picks
 # each of the two matmuls' tiles). LARGE float32: the tile that won on the three other matmul-
 # class probes (this task's ran out of time).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2",
-    configs={
-        "medium": {"float32": {"backend": "mosaic"}, "bfloat16": {"backend": "mosaic"},
-                   "float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
-        "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3),
-                  "float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
+    "medium": {"float32": {"backend": "mosaic"}, "bfloat16": {"backend": "mosaic"},
+               "float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
+    "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3),
+              "float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

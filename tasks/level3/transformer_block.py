@@ -16,25 +16,21 @@ elementwise, is a fifth of the float32 task's, and TF32's 11 bits on q, k, v, p 
 ~0.9x of it there. The output is rounded once to the input's dtype.
 
 Tuning (pallasbench.task.tuning): "block_m", "block_n", "block_k", "proj_warps", "proj_stages"
-for the two projection kernels; "bq", "bk", "num_warps", "num_stages" (online_attention.
-tuned_blocks), "bn_out", "out_splits" (programs per query block, each projecting a
-share of h's columns) and "kv_splits" (the keys split over programs, merged in the projection
-call) for the attention kernel; "ffn_block_m", "ffn_block_n", "ffn_warps" for the
-feed-forward kernel alone; "full_precision" "split_tf32" runs the
-float16 dots as three TF32 dots on hi + lo splits (online_attention.dot) instead of IEEE FMA.
+for the two projection kernels; online_attention.attention_projection's keys ("bq", "bk",
+"num_warps", "num_stages", "bn_out", "out_splits", "kv_splits") for the attention kernel;
+"ffn_block_m", "ffn_block_n", "ffn_warps" for the feed-forward kernel alone; "full_precision"
+"split_tf32" runs the float16 dots as three TF32 dots on hi + lo splits (online_attention.dot)
+instead of IEEE FMA.
 
 "proj_backend" "mosaic" (float32 only) runs both projections on the Mosaic GPU matmul
-(kernels/mosaic_matmul.py): rmsnorm(x) and rmsnorm(h) as passes of their own (rounded to nearest
-TF32), the weights packed K-major by one pass each (wq, wk, wv side by side), the q scale a
-per-column vector in the kernel's bias slot, relu in the ffn's epilogue and its residual a pass of
-its own; q, k and v are slices of the one qkv product. Hopper only (refused in interpret mode).
+(fused_matmul_mosaic.side_by_side: wq, wk, wv packed side by side by one pass) after rmsnorm(x)
+and rmsnorm(h) as passes of their own (fused_matmul_mosaic.rms_normalized); the q scale is a
+per-column vector in the kernel's bias slot, relu the ffn's epilogue and its residual a pass of
+its own; q, k and v are slices of the one qkv product (or, "qkv_views", the attention reads
+them as column blocks of it). Hopper only (refused in interpret mode).
 
-"qkv_views" (with "proj_backend" "mosaic"): the attention reads q, k and v as column blocks of
-the projection's [q | k | v] output instead of XLA slices of it.
-
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py,
-bench/results/2026-12-03-h200-kernels/; LARGE float32 from 2026-12-03-h200-tuning2/) sets these
-choices at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other
+Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py; the results beside
+each entry) at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other
 shape takes the defaults above. Each record's kernel_config says which values ran.
 """
 
@@ -47,10 +43,11 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-from pallasbench.kernels import elementwise, fused_matmul_mosaic, mosaic_matmul
+from pallasbench.kernels import elementwise, fused_matmul_mosaic
 from pallasbench.kernels import online_attention as ac
-from pallasbench.kernels.weight_pack import pack_side_by_side, round_tf32
+from pallasbench.kernels.weight_pack import round_tf32
 from pallasbench.task import tuning
+from pallasbench.task.families.matmul import ORDER_DEPENDENT, USES_TF32
 
 NAME = "transformer_block"
 LEVEL = 3
@@ -60,8 +57,6 @@ INPUTS = (tl.Input("x", tl.REAL), tl.Input("wq", tl.REAL), tl.Input("wk", tl.REA
 SHAPES = tl.sizes(medium={"x": (128, 256), "wq": (256, 64), "wk": (256, 64), "wv": (256, 64),
                           "wo": (64, 256), "wff": (256, 256)})
 TOLERANCE = tl.MATMUL
-USES_TF32 = True
-ORDER_DEPENDENT = False
 # Stress: wq, wk keep their scale: x1e3 on both puts scores at 1e6, beyond what TF32
 # resolves; x, wv, wo, wff take the matmul class's x1e3.
 STRESS = tl.stress_cases("tiny", "large", keep=("wq", "wk"), large_factor=1e3,
@@ -118,51 +113,6 @@ def _qkv_body(x_ref, wq_ref, wk_ref, wv_ref, q_ref, k_ref, v_ref, *, bk, q_scale
     v_ref[...] = ac.dot_operand(av * inv, v_ref.dtype, precision)
 
 
-def _attn_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
-    """Attention of bq rows, then h's columns of this program (pl.program_id(1): out_splits > 1
-    gives each of the row block's programs width / out_splits columns, its attention recomputed)."""
-    q = q_ref[...]
-    acc, _, l = ac.flash_loop(
-        q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
-        0, k_ref.shape[0] // bk, ac.init(*q.shape), precision=precision)
-    _project(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
-
-
-def _partial_body(q_ref, k_ref, v_ref, acc_ref, m_ref, l_ref, *, bk, tiles, precision):
-    """kv_splits: key split pl.program_id(1)'s unnormalised state over its `tiles` key tiles."""
-    q = q_ref[...]
-    first = pl.program_id(1) * tiles  # read outside the loop: interpret mode cannot lower it inside
-    acc_ref[...], m_ref[...], l_ref[...] = ac.flash_loop(
-        q, lambda j: (k_ref[ac.tile(j, bk), :], v_ref[ac.tile(j, bk), :]),
-        first, first + tiles, ac.init(*q.shape), precision=precision)
-
-
-def _merged_body(acc_ref, m_ref, l_ref, x_ref, wo_ref, h_ref, *, bn, splits, precision):
-    """kv_splits: the splits' states rescaled to the common row max and summed, then projected."""
-    m = [m_ref[i, :] for i in range(splits)]
-    top = functools.reduce(jnp.maximum, m)  # every split saw keys: each m[i] is finite
-    w = [jnp.exp2(mi - top) for mi in m]
-    l = functools.reduce(jnp.add, [l_ref[i, :] * w[i] for i in range(splits)])
-    acc = functools.reduce(jnp.add, [acc_ref[i] * w[i][:, None] for i in range(splits)])
-    _project(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
-
-
-def _project(attn, x_ref, wo_ref, h_ref, bn, precision):
-    """h = x + attn @ wo over this program's h_ref columns, bn at a time."""
-    attn = ac.dot_operand(attn, jnp.float32, precision)
-    chunks = h_ref.shape[1] // bn
-    first = pl.program_id(1) * chunks  # read outside the loop: interpret mode cannot lower it inside
-
-    def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
-        cols = ac.tile(c, bn)
-        residual = x_ref[:, cols].astype(jnp.float32)
-        wo = wo_ref[:, ac.tile(first + c, bn)].astype(jnp.float32)  # exact: attn is float32
-        h_ref[:, cols] = residual + ac.dot(attn, wo, _MATMUL_DIMS, precision)
-        return carry
-
-    lax.fori_loop(0, chunks, project, 0)
-
-
 def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
     width = h_ref.shape[1]
 
@@ -180,78 +130,35 @@ def _ffn_body(h_ref, w_ref, o_ref, *, bk, precision):
     o_ref[...] = (residual + jnp.maximum(acc * inv[:, None], 0.0)).astype(o_ref.dtype)
 
 
-def _normed_body(x_ref, o_ref):
-    x = x_ref[...]
-    inv = 1.0 / jnp.sqrt(jnp.mean(x * x, axis=1, keepdims=True) + EPS)
-    o_ref[...] = round_tf32(x * inv)
-
-
-def _normed(x, name):
-    """rmsnorm(x), rounded to nearest TF32 (wgmma would truncate it), whole rows a program: the
-    Mosaic matmul reads its operand by TMA straight into shared memory, where no row statistic
-    can be taken, so the norm is a pass of its own (one read and one write of x)."""
-    seq, width = x.shape
-    br = tl.dividing_tile(seq, max(16, 8192 // width))  # ~32 KB blocks
-    if seq % br:
-        raise ValueError(f"{NAME}: {seq} rows do not split into {br}-row blocks for the rmsnorm pass")
-    rows = pl.BlockSpec((br, width), lambda i: (i, 0))
-    return pl.pallas_call(_normed_body, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32),
-                          grid=(seq // br,), in_specs=[rows], out_specs=rows,
-                          compiler_params=tl.triton_params(num_warps=4, num_stages=1), name=name)(x)
-
-
-def _mosaic_projection(xn, weights, epilogue, *, bias=None, name):
-    """epilogue(xn @ [w_1 | ... | w_n][, bias]) on the Mosaic GPU matmul: the weights packed
-    side by side into one K-major (n * N, K) operand (one packing pass; no concatenation), one
-    persistent TMA + wgmma kernel over all their columns. float32 only (TF32 wgmma)."""
-    mosaic_matmul.refuse_interpret_mode(NAME)
-    (m, k), n = xn.shape, sum(w.shape[1] for w in weights)
-    cfg = fused_matmul_mosaic.mosaic_config(m, n, 1, 4, functools.partial(tuning.choice, NAME))
-    if m % cfg.bm or n % cfg.width or k % cfg.bk:
-        raise ValueError(f"{NAME}: the Mosaic projection {name} needs ({m}, {n}, {k}) in whole "
-                         f"({cfg.bm}, {cfg.width}, {cfg.bk}) tiles")
-    packed = pack_side_by_side(weights, rounded=True, name=name + "_pack")
-    return mosaic_matmul.matmul(xn, packed, epilogue, bias=bias, n_w=1, packed=True, config=cfg,
-                                out_dtype=jnp.float32, name=name)
-
-
 def _mosaic_qkv(x, wq, wk, wv, q_scale):
-    """[q | k | v], (seq, 3 * d_head), as the Triton kernel writes them (q times the base-2
-    softmax scale, all three rounded to nearest TF32), from one Mosaic matmul of rmsnorm(x) by
-    [wq | wk | wv]: the scale is a per-column vector in the bias slot."""
+    """[q | k | v] as the Triton kernel writes them (q scaled, all three TF32-rounded) from one
+    Mosaic matmul of rmsnorm(x) by [wq | wk | wv], the scale a per-column vector in the bias slot."""
     dp = wq.shape[1]
     scale = jnp.concatenate([jnp.full((dp,), q_scale, jnp.float32), jnp.ones((2 * dp,), jnp.float32)])
-    qkv = _mosaic_projection(_normed(x, f"{NAME}_rmsnorm_x"), [wq, wk, wv],
-                             lambda y, s: round_tf32(y * s), bias=scale, name=f"{NAME}_qkv_mosaic")
-    return qkv
-
-
-def _residual_body(h_ref, r_ref, o_ref):
-    o_ref[...] = (h_ref[...] + r_ref[...]).astype(o_ref.dtype)
+    return fused_matmul_mosaic.side_by_side(
+        fused_matmul_mosaic.rms_normalized(x, eps=EPS, name=f"{NAME}_rmsnorm_x", task=NAME), [wq, wk, wv],
+        lambda y, s: round_tf32(y * s), bias=scale, name=f"{NAME}_qkv_mosaic", task=NAME)
 
 
 def _mosaic_ffn(h, wff, out_dtype):
-    """h + relu(rmsnorm(h) @ wff): the Mosaic matmul with a relu epilogue, the residual a pass
-    of its own (the epilogue sees only the accumulator)."""
-    ffn = _mosaic_projection(_normed(h, f"{NAME}_rmsnorm_h"), [wff], lambda y: jnp.maximum(y, 0.0),
-                             name=f"{NAME}_ffn_mosaic")
-    return elementwise.map_blocks(_residual_body, h, ffn, pad_edges=True, out_dtype=out_dtype,
-                                  name=f"{NAME}_residual")
+    """h + relu(rmsnorm(h) @ wff): a relu epilogue, the residual a pass (the epilogue sees only acc)."""
+    ffn = fused_matmul_mosaic.side_by_side(
+        fused_matmul_mosaic.rms_normalized(h, eps=EPS, name=f"{NAME}_rmsnorm_h", task=NAME), [wff],
+        lambda y: jnp.maximum(y, 0.0), name=f"{NAME}_ffn_mosaic", task=NAME)
+    return elementwise.map_float32(jnp.add, h, ffn, pad_edges=True, out_dtype=out_dtype, name=f"{NAME}_residual")
 
 
 # Chosen on the H200 by bench/probe.py (bench/results/2026-12-03-h200-kernels/).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels",
-    configs={
-        "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
-        # float32: bench/results/2026-12-03-h200-tuning2 (call 1, bm16_kv4_out4_ffn64x64 over the
-        # earlier entry): 162.9 -> 95.0 us
-        # float32 projections on the Mosaic GPU matmul (bench/results/2026-12-04-h200-2, call 2:
-        # mosaic_proj, 95.6 -> 62.1 us, XLA 57.2); the attention's tiles as before.
-        "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "kv_splits": 4, "out_splits": 4,
-                              "proj_backend": "mosaic"},
-                  "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-kernels", configs={
+    "medium": {"float32": {"bq": 16, "block_m": 16, "block_n": 32}, "bfloat16": {"bq": 16, "block_m": 16, "block_n": 32}},
+    # float32: bench/results/2026-12-03-h200-tuning2 (call 1, bm16_kv4_out4_ffn64x64 over the
+    # earlier entry): 162.9 -> 95.0 us
+    # float32 projections on the Mosaic GPU matmul (bench/results/2026-12-04-h200-2, call 2:
+    # mosaic_proj, 95.6 -> 62.1 us, XLA 57.2); the attention's tiles as before.
+    "large": {"float32": {"bq": 16, "bk": 32, "num_stages": 3, "kv_splits": 4, "out_splits": 4,
+                          "proj_backend": "mosaic"},
+              "bfloat16": {"bq": 16, "bk": 32, "num_stages": 3}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
@@ -302,51 +209,7 @@ def kernel(x, wq, wk, wv, wo, wff):
             name=f"{NAME}_rmsnorm_qkv",
         )(x, wq, wk, wv)
 
-    bq, bkv, warps, stages = ac.tuned_blocks(NAME, seq, dp)
-    # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
-    # operand stay within shared memory even at d_head = 256.
-    bn_out = min(width, tuning.choice(NAME, "bn_out", min(128, max(16, 8192 // dp))))
-    # out_splits programs per query block, each projecting width / out_splits columns: seq / bq
-    # programs alone are 32 at LARGE (bq 16) for 132 SMs; the attention is recomputed per split.
-    splits = min(tuning.choice(NAME, "out_splits", 1), width // bn_out)
-    q_rows = pl.BlockSpec((bq, width // splits), lambda i, c: (i, c))
-    params = tl.triton_params(num_warps=warps, num_stages=stages)
-    any_ = pl.BlockSpec(memory_space=pl.ANY)
-    # k and v whole (the loops load their tiles): the raw arrays, or their column block of qkv.
-    k_all, v_all = ((any_, any_) if cols == (0, 0, 0) else
-                    [pl.BlockSpec((seq, dp), lambda i, s, c=c: (0, c)) for c in cols[1:]])
-    # kv_splits > 1: the keys split over that many programs per query block (a first call writes
-    # each split's running state), the merge fused into the projection call below.
-    kv_splits = min(tuning.choice(NAME, "kv_splits", 1), seq // bkv)
-    if kv_splits > 1:
-        part = lambda *shape: jax.ShapeDtypeStruct((kv_splits, *shape), f32)  # noqa: E731
-        acc, m, l = pl.pallas_call(
-            functools.partial(_partial_body, bk=bkv, tiles=seq // bkv // kv_splits, precision=precision),
-            out_shape=[part(seq, dp), part(seq), part(seq)],
-            grid=(seq // bq, kv_splits),
-            in_specs=[pl.BlockSpec((bq, dp), lambda i, s: (i, cols[0])), k_all, v_all],
-            out_specs=[pl.BlockSpec((None, bq, dp), lambda i, s: (s, i, 0)),
-                       *[pl.BlockSpec((None, bq), lambda i, s: (s, i))] * 2],
-            compiler_params=params,
-            name=f"{NAME}_attention_part",
-        )(q, k, v)
-        body = functools.partial(_merged_body, bn=bn_out, splits=kv_splits, precision=precision)
-        args = (acc, m, l, x, wo)
-        in_specs = [pl.BlockSpec((kv_splits, bq, dp), lambda i, c: (0, i, 0)),
-                    *[pl.BlockSpec((kv_splits, bq), lambda i, c: (0, i))] * 2, q_rows, any_]
-    else:
-        body = functools.partial(_attn_body, bk=bkv, bn=bn_out, precision=precision)
-        args = (q, k, v, x, wo)
-        in_specs = [pl.BlockSpec((bq, dp), lambda i, c: (i, cols[0])), k_all, v_all, q_rows, any_]
-    h = pl.pallas_call(
-        body,
-        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
-        grid=(seq // bq, splits),
-        in_specs=in_specs,
-        out_specs=q_rows,
-        compiler_params=params,
-        name=f"{NAME}_attention_out",
-    )(*args)
+    h = ac.attention_projection(q, k, v, x, wo, cols=cols, precision=precision, name=NAME)
 
     if mosaic:
         return _mosaic_ffn(h, wff, x.dtype)

@@ -142,14 +142,12 @@ def _presplit_body(hi_ref, lo_ref, p_ref, o_ref, *, tile, tile_k, n):
 # output tiles at LARGE (HGMMA m64n128 where 64 x 64 tiles ran m64n32), 64 x 64 one-step tiles at
 # MEDIUM (N = 64: one program per channel). us, shipped -> chosen (XLA): float32 MEDIUM 8.9 -> 7.7
 # (5.0), LARGE 291.3 -> 230.6 (85.4); bfloat16 MEDIUM 5.4 -> 4.6 (4.4), LARGE 66.8 -> 45.6 (41.7).
-TUNED = tuning.Tuned(
-    gpu="NVIDIA H200", source="bench/results/2026-12-04-h200-2",
-    configs={
-        "medium": {"float32": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2},
-                   "bfloat16": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2}},
-        "large": {"float32": {"tile": 128, "tile_k": 16, "num_warps": 8, "num_stages": 4},
-                  "bfloat16": {"tile": 128, "tile_k": 32, "num_warps": 8, "num_stages": 2}},
-    })
+TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200-2", configs={
+    "medium": {"float32": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2},
+               "bfloat16": {"tile": 64, "tile_k": 64, "num_warps": 8, "num_stages": 2}},
+    "large": {"float32": {"tile": 128, "tile_k": 16, "num_warps": 8, "num_stages": 4},
+              "bfloat16": {"tile": 128, "tile_k": 32, "num_warps": 8, "num_stages": 2}},
+})
 
 
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)

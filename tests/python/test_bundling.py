@@ -74,3 +74,13 @@ print(json.dumps(loaded))
     for name, task in tasks.items():
         assert kernel_modules_used(task.path.read_text()) == loaded[name], name
     assert any(len(modules) > 1 for modules in loaded.values())  # some bundles are transitive
+
+
+def test_task_families_import_no_kernel_module():
+    """pallasbench.task.families is not bundled into a record's triton_code: a family module that
+    imported a kernel module would run kernel code the record does not hold (kernel code shared
+    between tasks belongs in pallasbench.kernels, which is bundled)."""
+    families = sorted((ROOT / "python" / "pallasbench" / "task" / "families").glob("*.py"))
+    assert len(families) > 1
+    for path in families:
+        assert kernel_modules_used(path.read_text()) == [], path.name

@@ -1,5 +1,6 @@
 """kernels/elementwise.py: the block budget map_blocks takes by default (32 KB blocks; 128 KB
-for streaming bodies over arrays of 256 MiB and more) and that a task's tuning value overrides it."""
+for streaming bodies over arrays of 256 MiB and more) and that a task's tuning value overrides it;
+map_float32 and map_exact, the bodies the elementwise family's kernels are written with."""
 
 import jax
 import jax.numpy as jnp
@@ -37,3 +38,21 @@ def test_transcendental_bodies_keep_32_kb_blocks_at_large():
 def test_a_tuning_value_overrides_the_budget():
     with tuning.variant("relu", block_bytes=32 * 1024):
         assert _blocks("relu", (16384, 16384)) == ([1, 8192], [16384, 2])
+
+
+def test_map_float32_computes_in_float32_and_rounds_once_on_store():
+    """(x + 1) - 1 of small bfloat16 values: exact in float32, where bfloat16 arithmetic would lose
+    every bit below 2^-8."""
+    x = (jnp.arange(16 * 256, dtype=jnp.float32).reshape(16, 256) * 1e-5).astype(jnp.bfloat16)
+    out = elementwise.map_float32(lambda v: (v + 1.0) - 1.0, x, name="test_map_float32")
+    assert out.dtype == jnp.bfloat16
+    assert (out == x).all()
+    assert not ((x + 1.0) - 1.0 == x).all()  # the same formula in bfloat16 rounds
+
+
+def test_map_exact_runs_in_the_input_dtype():
+    x = jnp.linspace(-2.0, 2.0, 16 * 256, dtype=jnp.float32).reshape(16, 256).astype(jnp.float16)
+    y = jnp.flip(x, axis=1)
+    out = elementwise.map_exact(jnp.maximum, x, y, name="test_map_exact")
+    assert out.dtype == jnp.float16
+    assert (out == jnp.maximum(x, y)).all()

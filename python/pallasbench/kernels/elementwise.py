@@ -22,7 +22,8 @@ Tunable under the task's `name` (pallasbench.task.tuning): "block_bytes" (the bu
 Bodies compute in float32 at every dtype (`x_ref[...].astype(jnp.float32)`, then
 `.astype(o_ref.dtype)` on store): Pallas's Triton lowering refuses a 16-bit divide, 16-bit math
 would round every step, and one rounding on store matches the reference's; for float32 both
-casts are no-ops.
+casts are no-ops. map_float32 writes that body around a task's formula; map_exact, the body of
+a selection (relu, maximum, clip), which is exact in the input's dtype and runs in it.
 """
 
 import jax
@@ -77,3 +78,25 @@ def map_blocks(body, *operands, pad_edges: bool = False, num_warps: int = 8, out
         name=name,
     )(*operands)
     return out[:rows, :cols]  # a no-op slice when nothing was padded
+
+
+def map_float32(fn, *operands, **options):
+    """map_blocks over fn(*values): each operand's block loaded as float32, fn's result rounded
+    once to the output's dtype on store. options: map_blocks'."""
+
+    def body(*refs):
+        *in_refs, o_ref = refs
+        o_ref[...] = fn(*(ref[...].astype(jnp.float32) for ref in in_refs)).astype(o_ref.dtype)
+
+    return map_blocks(body, *operands, **options)
+
+
+def map_exact(fn, *operands, **options):
+    """map_blocks over fn(*values) in the operands' own dtype: for selections, exact at every
+    dtype. options: map_blocks'."""
+
+    def body(*refs):
+        *in_refs, o_ref = refs
+        o_ref[...] = fn(*(ref[...] for ref in in_refs))
+
+    return map_blocks(body, *operands, **options)

@@ -1,14 +1,20 @@
 """fused_matmul on the Mosaic GPU kernel (tiled_matmul.fused_matmul's backend "mosaic";
 kernels/mosaic_matmul.py): the float32 weight packing and TF32 rounding, a prologue as a pass of
-its own, and the kernel's configuration from the task's tuning values. Hopper GPUs only."""
+its own, and the kernel's configuration from the task's tuning values; and the projections of a
+pipeline whose operand is row-normalised first (transformer_block's "proj_backend" "mosaic":
+rms_normalized, side_by_side). Hopper GPUs only."""
 
 import dataclasses
 import functools
 
+import jax
 import jax.numpy as jnp
+from jax.experimental import pallas as pl
 
+from pallasbench import task as tl
 from pallasbench.kernels import elementwise, masked, mosaic_matmul
-from pallasbench.kernels.weight_pack import pack_weights, round_tf32
+from pallasbench.kernels.weight_pack import pack_side_by_side, pack_weights, round_tf32
+from pallasbench.task import tuning
 
 
 def mosaic_config(m: int, n: int, n_w: int, itemsize: int, pick) -> mosaic_matmul.Config:
@@ -70,3 +76,41 @@ def _prologue_pass(x, prologue, *, rounded: bool, name: str):
     Mosaic GPU matmul's prologue. It costs one read and one write of x."""
     body = functools.partial(_prologue_body, prologue=prologue, rounded=rounded)
     return elementwise.map_blocks(body, x, pad_edges=True, name=name)
+
+
+def _rms_normalized_body(x_ref, o_ref, *, eps):
+    x = x_ref[...]
+    inv = 1.0 / jnp.sqrt(jnp.mean(x * x, axis=1, keepdims=True) + eps)
+    o_ref[...] = round_tf32(x * inv)
+
+
+def rms_normalized(x, *, eps: float, name: str, task: str):
+    """rmsnorm(x) = x / sqrt(mean(x^2) + eps) per row of a float32 x, rounded to nearest TF32
+    (wgmma would truncate it), whole rows a program: the Mosaic matmul reads its operand by TMA
+    straight into shared memory, where no row statistic can be taken, so the norm is a pass of
+    its own (one read and one write of x)."""
+    seq, width = x.shape
+    br = tl.dividing_tile(seq, max(16, 8192 // width))  # ~32 KB blocks
+    if seq % br:
+        raise ValueError(f"{task}: {seq} rows do not split into {br}-row blocks for the rmsnorm pass")
+    rows = pl.BlockSpec((br, width), lambda i: (i, 0))
+    return pl.pallas_call(functools.partial(_rms_normalized_body, eps=eps),
+                          out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32),
+                          grid=(seq // br,), in_specs=[rows], out_specs=rows,
+                          compiler_params=tl.triton_params(num_warps=4, num_stages=1), name=name)(x)
+
+
+def side_by_side(xn, weights, epilogue, *, bias=None, name: str, task: str):
+    """epilogue(xn @ [w_1 | ... | w_n][, bias]) on the Mosaic GPU matmul: the weights packed
+    side by side into one K-major (n * N, K) operand (one packing pass; no concatenation), one
+    persistent TMA + wgmma kernel over all their columns, tiled by `task`'s mosaic_* tuning
+    values. float32 only (TF32 wgmma)."""
+    mosaic_matmul.refuse_interpret_mode(task)
+    (m, k), n = xn.shape, sum(w.shape[1] for w in weights)
+    cfg = mosaic_config(m, n, 1, 4, functools.partial(tuning.choice, task))
+    if m % cfg.bm or n % cfg.width or k % cfg.bk:
+        raise ValueError(f"{task}: the Mosaic projection {name} needs ({m}, {n}, {k}) in whole "
+                         f"({cfg.bm}, {cfg.width}, {cfg.bk}) tiles")
+    packed = pack_side_by_side(weights, rounded=True, name=name + "_pack")
+    return mosaic_matmul.matmul(xn, packed, epilogue, bias=bias, n_w=1, packed=True, config=cfg,
+                                out_dtype=jnp.float32, name=name)

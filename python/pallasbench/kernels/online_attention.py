@@ -17,6 +17,7 @@ float32.
 import functools
 import math
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
@@ -188,3 +189,146 @@ def flash_loop(q, load_kv, lo, hi, state, mask=None, score_scale=None, precision
 def tile(j, bk: int):
     """pl.ds of key tile j, marked aligned so Triton emits vector loads."""
     return pl.ds(pl.multiple_of(j * bk, bk), bk)
+
+
+def scores(q, score_scale, k_ref, j, bk):
+    """(bq, bk) base-2 scores of key tile j of k_ref (rows bk * j...), contracting d without a
+    transpose; q, score_scale from `queries`. j a Python int (an unrolled loop) or traced."""
+    start = j * bk if isinstance(j, int) else pl.multiple_of(j * bk, bk)  # static when unrolled
+    k = k_ref[pl.ds(start, bk), :]
+    s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), preferred_element_type=jnp.float32)
+    return s if score_scale is None else s * score_scale
+
+
+def row_stats(q, score_scale, k_ref, bk, first, tiles, store=None):
+    """Online row max and exp-sum (base 2) of q's scores over key tiles first..first+tiles-1
+    (the softmax statistics without v: qk_softmax); store(j, s), if given, receives the j-th of
+    those score tiles."""
+    def step(j, carry):
+        m, l = carry
+        s = scores(q, score_scale, k_ref, first + j, bk)
+        if store is not None:
+            store(j, s)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new[:, None]), axis=1)
+
+    bq = q.shape[0]
+    return lax.fori_loop(0, tiles, step, (jnp.full((bq,), -jnp.inf, jnp.float32),
+                                          jnp.zeros((bq,), jnp.float32)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention with its output projection fused (transformer_block)
+# ---------------------------------------------------------------------------------------------
+
+# A plain (m, k) @ (k, n) contraction.
+_MATMUL_DIMS = (((1,), (0,)), ((), ()))
+
+
+def attention_projection(q, k, v, x, wo, *, cols=(0, 0, 0), precision=None, name):
+    """h = x + attention(q, k, v) @ wo, (seq, width) float32: each query block's attention output
+    goes through the output projection and the residual add without leaving registers.
+
+    q, k, v: (seq, dp) dot operands, q pre-scaled by the base-2 softmax scale (and, at float32,
+    all three rounded to nearest TF32); or, cols != (0, 0, 0), one array holding them as its
+    column blocks cols[0], cols[1], cols[2] of width dp. x: the (seq, width) residual; wo:
+    (dp, width). precision: of every dot (`dot`). Tunable under `name` (pallasbench.task.tuning):
+    tuned_blocks' keys, "bn_out" (the wo column tile), "out_splits" (programs per query block,
+    each projecting width / out_splits columns, its attention recomputed) and "kv_splits" (the
+    keys split over programs: a first pallas_call writes each split's running state, the merge
+    is fused into the projection's call).
+    """
+    seq, width = x.shape
+    dp = wo.shape[0]
+    f32 = jnp.float32
+    bq, bkv, warps, stages = tuned_blocks(name, seq, dp)
+    # wo column tiles of <= 8K elements: two buffered tiles plus the attention output as a dot
+    # operand stay within shared memory even at d_head = 256.
+    bn_out = min(width, choice(name, "bn_out", min(128, max(16, 8192 // dp))))
+    # out_splits programs per query block, each projecting width / out_splits columns: seq / bq
+    # programs alone are 32 at LARGE (bq 16) for 132 SMs; the attention is recomputed per split.
+    splits = min(choice(name, "out_splits", 1), width // bn_out)
+    q_rows = pl.BlockSpec((bq, width // splits), lambda i, c: (i, c))
+    params = tl.triton_params(num_warps=warps, num_stages=stages)
+    any_ = pl.BlockSpec(memory_space=pl.ANY)
+    # k and v whole (the loops load their tiles): the raw arrays, or their column block of qkv.
+    k_all, v_all = ((any_, any_) if cols == (0, 0, 0) else
+                    [pl.BlockSpec((seq, dp), lambda i, s, c=c: (0, c)) for c in cols[1:]])
+    # kv_splits > 1: the keys split over that many programs per query block (a first call writes
+    # each split's running state), the merge fused into the projection call below.
+    kv_splits = min(choice(name, "kv_splits", 1), seq // bkv)
+    if kv_splits > 1:
+        part = lambda *shape: jax.ShapeDtypeStruct((kv_splits, *shape), f32)  # noqa: E731
+        acc, m, l = pl.pallas_call(
+            functools.partial(_split_state_body, bk=bkv, tiles=seq // bkv // kv_splits, precision=precision),
+            out_shape=[part(seq, dp), part(seq), part(seq)],
+            grid=(seq // bq, kv_splits),
+            in_specs=[pl.BlockSpec((bq, dp), lambda i, s: (i, cols[0])), k_all, v_all],
+            out_specs=[pl.BlockSpec((None, bq, dp), lambda i, s: (s, i, 0)),
+                       *[pl.BlockSpec((None, bq), lambda i, s: (s, i))] * 2],
+            compiler_params=params,
+            name=f"{name}_attention_part",
+        )(q, k, v)
+        body = functools.partial(_merged_out_body, bn=bn_out, splits=kv_splits, precision=precision)
+        args = (acc, m, l, x, wo)
+        in_specs = [pl.BlockSpec((kv_splits, bq, dp), lambda i, c: (0, i, 0)),
+                    *[pl.BlockSpec((kv_splits, bq), lambda i, c: (0, i))] * 2, q_rows, any_]
+    else:
+        body = functools.partial(_attention_out_body, bk=bkv, bn=bn_out, precision=precision)
+        args = (q, k, v, x, wo)
+        in_specs = [pl.BlockSpec((bq, dp), lambda i, c: (i, cols[0])), k_all, v_all, q_rows, any_]
+    h = pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct((seq, width), f32),
+        grid=(seq // bq, splits),
+        in_specs=in_specs,
+        out_specs=q_rows,
+        compiler_params=params,
+        name=f"{name}_attention_out",
+    )(*args)
+    return h
+
+
+def _attention_out_body(q_ref, k_ref, v_ref, x_ref, wo_ref, h_ref, *, bk, bn, precision):
+    """Attention of bq rows, then h's columns of this program (pl.program_id(1): out_splits > 1
+    gives each of the row block's programs width / out_splits columns, its attention recomputed)."""
+    q = q_ref[...]
+    acc, _, l = flash_loop(
+        q, lambda j: (k_ref[tile(j, bk), :], v_ref[tile(j, bk), :]),
+        0, k_ref.shape[0] // bk, init(*q.shape), precision=precision)
+    _project_out(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
+
+
+def _split_state_body(q_ref, k_ref, v_ref, acc_ref, m_ref, l_ref, *, bk, tiles, precision):
+    """kv_splits: key split pl.program_id(1)'s unnormalised state over its `tiles` key tiles."""
+    q = q_ref[...]
+    first = pl.program_id(1) * tiles  # read outside the loop: interpret mode cannot lower it inside
+    acc_ref[...], m_ref[...], l_ref[...] = flash_loop(
+        q, lambda j: (k_ref[tile(j, bk), :], v_ref[tile(j, bk), :]),
+        first, first + tiles, init(*q.shape), precision=precision)
+
+
+def _merged_out_body(acc_ref, m_ref, l_ref, x_ref, wo_ref, h_ref, *, bn, splits, precision):
+    """kv_splits: the splits' states rescaled to the common row max and summed, then projected."""
+    m = [m_ref[i, :] for i in range(splits)]
+    top = functools.reduce(jnp.maximum, m)  # every split saw keys: each m[i] is finite
+    w = [jnp.exp2(mi - top) for mi in m]
+    l = functools.reduce(jnp.add, [l_ref[i, :] * w[i] for i in range(splits)])
+    acc = functools.reduce(jnp.add, [acc_ref[i] * w[i][:, None] for i in range(splits)])
+    _project_out(acc / l[:, None], x_ref, wo_ref, h_ref, bn, precision)
+
+
+def _project_out(attn, x_ref, wo_ref, h_ref, bn, precision):
+    """h = x + attn @ wo over this program's h_ref columns, bn at a time."""
+    attn = dot_operand(attn, jnp.float32, precision)
+    chunks = h_ref.shape[1] // bn
+    first = pl.program_id(1) * chunks  # read outside the loop: interpret mode cannot lower it inside
+
+    def project(c, carry):  # h[:, c] = x[:, c] + attn @ wo[:, c], bn model columns at a time
+        cols = tile(c, bn)
+        residual = x_ref[:, cols].astype(jnp.float32)
+        wo = wo_ref[:, tile(first + c, bn)].astype(jnp.float32)  # exact: attn is float32
+        h_ref[:, cols] = residual + dot(attn, wo, _MATMUL_DIMS, precision)
+        return carry
+
+    lax.fori_loop(0, chunks, project, 0)

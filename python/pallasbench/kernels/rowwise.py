@@ -111,6 +111,27 @@ def online_max_sum(block: RowBlock):
                              jnp.zeros((block.br, 1), jnp.float32)))
 
 
+def softmax2_whole(s, block):
+    """map_rows' `whole` hook of a row softmax of base-2 scores: exp2(s - max) / sum (qk_softmax's
+    mosaic mode, whose matmul writes the scores pre-scaled by log2(e)/sqrt(d))."""
+    e = jnp.exp2(s - jnp.max(s, axis=1, keepdims=True))
+    return e * (1.0 / jnp.sum(e, axis=1, keepdims=True))
+
+
+def softmax2_tiled(block: RowBlock):
+    """map_rows' `tiled` hook of softmax2_whole: the base-2 max and exp-sum folded over the
+    column tiles, then the write (masked lanes must read -inf)."""
+    def step(s, col0, carry):
+        m, total = carry
+        m_new = jnp.maximum(m, jnp.max(s, axis=1, keepdims=True))
+        return m_new, total * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - m_new), axis=1, keepdims=True)
+
+    m, total = block.fold(step, (jnp.full((block.br, 1), -jnp.inf, jnp.float32),
+                                 jnp.zeros((block.br, 1), jnp.float32)))
+    inv = 1.0 / total
+    block.write(lambda s: jnp.exp2(s - m) * inv)
+
+
 def map_rows(x, whole, tiled, *, other, out_dtype=None, name=None):
     """x (rows, cols) -> an array of its shape, computed row by row in one pallas_call.
 

@@ -160,6 +160,26 @@ def gelu(y):
     return 0.5 * y * (1.0 + jnp.tanh(c * (y + 0.044715 * (y * y * y))))
 
 
+def identity(acc):
+    """The plain matmul's epilogue."""
+    return acc
+
+
+def bias_add(acc, b):
+    """The epilogue of x @ w + b (b the program's (1, bn) bias tile)."""
+    return acc + b
+
+
+def bias_relu(acc, b):
+    """The epilogue of relu(x @ w + b)."""
+    return relu(acc + b)
+
+
+def gated(activation):
+    """The GLU epilogue over the (gate, up) tiles of two weights: activation(gate) * up."""
+    return lambda gate, up: activation(gate) * up
+
+
 def hidden_dtype(dtype):
     """The dtype a pipeline of matmuls stores its hidden layer in (mlp_block, gated_mlp): the
     input's when it has float32's exponent range (float32, bfloat16), else float32. A float16

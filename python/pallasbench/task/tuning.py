@@ -9,6 +9,8 @@ the kernel's own heuristic as the default. Three layers answer, first match wins
    for the task's own sizes and dtypes on a named GPU, committed in the task file. It applies
    while the kernel traces at exactly one of those sizes (its inputs' shapes) and dtypes.
 3. The default the kernel passes (its heuristic: every other shape, SMALL, candidates' calls).
+A task file says nothing more of its table than the table and where it was chosen: this is how
+every table applies, and each record's kernel_config (registry.describe) says which values ran.
 """
 
 from __future__ import annotations
