@@ -58,7 +58,7 @@ void evaluator::check_seeds(task_result& result, const task_info& task, const ca
   result.correctness = report;
   result.status = report.passed() ? task_status::ok : task_status::incorrect;
   if (!report.passed())
-    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), "", std::nullopt};
 }
 
 void evaluator::check_stress(task_result& result, const task_info& task) {
@@ -78,7 +78,7 @@ void evaluator::check_stress(task_result& result, const task_info& task) {
   // Every case runs (the record names each case's error); the first failure is the verdict's.
   if (!report.passed()) {
     result.status = task_status::incorrect;
-    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), ""};
+    result.failure = failure_info{failure_phase::check, report.first_failure().value_or("failed"), "", std::nullopt};
   }
 }
 

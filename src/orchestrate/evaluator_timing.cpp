@@ -176,10 +176,10 @@ void evaluator::check_timing(task_result& result, const task_info& task, const n
   timing.floor = floor.to_json();
   if (launch.applicable && !launch.passed) {
     result.status = task_status::timing_rejected;
-    result.failure = failure_info{failure_phase::time, launch.reason, ""};
+    result.failure = failure_info{failure_phase::time, launch.reason, "", std::nullopt};
   } else if (floor.applied && !floor.passed) {
     result.status = task_status::timing_rejected;
-    result.failure = failure_info{failure_phase::time, floor.reason, ""};
+    result.failure = failure_info{failure_phase::time, floor.reason, "", std::nullopt};
   }
 }
 

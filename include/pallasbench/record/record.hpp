@@ -26,7 +26,15 @@ inline constexpr int k_schema_version = 2;
 // The record's `roofline`: the work models and what the kernel achieved against the ceilings.
 [[nodiscard]] nlohmann::json roofline_json(const work_counts& work, const roofline_estimate& achieved);
 
-// The record's `error`: phase, message and traceback (text made valid UTF-8).
+// The record's `error`: phase, message and traceback (text made valid UTF-8), and `lowering` when
+// a kernel failed to lower.
 [[nodiscard]] nlohmann::json failure_json(const failure_info& failure);
+
+// The lowering help of a worker's error reply (its `lowering` object): strings where strings
+// belong (anything else reads as ""), each cut to k_lowering_text_bytes, at most
+// k_lowering_fixes fixes; nullopt when the reply has none or it says nothing.
+inline constexpr std::size_t k_lowering_text_bytes = 4096;
+inline constexpr std::size_t k_lowering_fixes = 8;
+[[nodiscard]] std::optional<lowering_help> lowering_help_from_json(const nlohmann::json& reply);
 
 }  // namespace pallasbench
