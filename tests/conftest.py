@@ -29,6 +29,7 @@ SECONDS = {
     "e2e/test_soak.py": 35,
     "e2e/test_reliability.py": 33,
     "e2e/test_batch.py": 31,
+    "e2e/test_backends.py": 40,
     "e2e/test_eval.py": 22,
     "python/test_tuning.py": 22,
     "python/test_mosaic_matmul.py": 21,
@@ -39,6 +40,7 @@ SECONDS = {
     "e2e/test_host_memory.py": 12,
     "python/test_scatter_add.py": 12,
     "python/test_genomics_variants.py": 10,
+    "python/test_backends.py": 10,
     "e2e/test_cli_compile_cache.py": 8,
     "e2e/test_html_report.py": 8,
 }

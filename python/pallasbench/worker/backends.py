@@ -139,8 +139,9 @@ TRITON_PIN = ("write it for Triton: pl.pallas_call(..., compiler_params=pltriton
 MOSAIC_FIXES = {
     "entry": "write the kernel with plgpu.kernel(body, out_type=..., grid=..., grid_names=...) "
              "(from jax.experimental.pallas import mosaic_gpu as plgpu), its copies through plgpu.emit_pipeline",
-    "smem": "Mosaic GPU gives a block 227 KiB of shared memory (232448 bytes, less barriers): every pipelined "
-            "block takes max_concurrent_steps buffers, in and out; use smaller blocks or fewer steps",
+    "smem": "Mosaic GPU gives a block 227 KiB of shared memory (232448 bytes, less barriers), and emit_pipeline "
+            "keeps max_concurrent_steps (default 1) buffers of every input and output block: use smaller blocks, "
+            "or fewer concurrent steps",
     "copy": "Mosaic GPU's TMA copies move at most 256 elements along each dimension: make every block "
             "dimension of plgpu.BlockSpec (and every copy_gmem_to_smem slice) 256 or less",
     "axes": "Mosaic GPU's Lane semantics has no reductions along an axis: use "

@@ -1,5 +1,5 @@
 """relu on Mosaic GPU: plgpu.kernel with an emit_pipeline of TMA copies over (64, 128) tiles.
-Rows a multiple of 64, columns of 128; two tiles in flight take 64 KiB of shared memory."""
+Rows a multiple of 64, columns of 128; an input and an output tile take 64 KiB of shared memory."""
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu

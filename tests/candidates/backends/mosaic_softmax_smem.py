@@ -1,6 +1,6 @@
-"""softmax over rows on Mosaic GPU whose blocks do not fit: (128, cols) float32 blocks, in and
-out, two pipeline steps each (4 x 128 KiB at 256 columns) against 227 KiB of shared memory a
-block. Fails to lower, naming the rule and the fix (64-row blocks: mosaic_softmax.py)."""
+"""softmax over rows on Mosaic GPU whose blocks do not fit: (128, cols) float32 blocks, one in
+and one out (2 x 128 KiB at 256 columns) against 227 KiB of shared memory a block. Fails to
+lower, naming the rule and the fix (64-row blocks: mosaic_softmax.py)."""
 import jax
 import jax.numpy as jnp
 from jax import lax
