@@ -362,13 +362,21 @@ def _nothing(interpreter, *args, **params):
     return []
 
 
-def _copy_gmem_to_smem(interpreter, src, dst, barrier, *leaves, src_transforms_treedef, dst_transforms_treedef,
-                       barrier_transforms_treedef, collective_axes=None, **params):
+def _copy_gmem_to_smem(interpreter, src, dst, *operands, src_transforms_treedef, dst_transforms_treedef,
+                       barrier_transforms_treedef, collective_axes=None, has_barrier=True,
+                       has_user_predicate=False, **params):
+    """jax 0.11 makes the barrier optional (has_barrier) and adds a predicate; 0.10 has neither."""
     if collective_axes:
         raise Unsupported(f"a collective TMA copy (collective_axes={collective_axes}): clusters only run on the GPU")
-    (src_t, dst_t, _), _ = _split(leaves, src_transforms_treedef, dst_transforms_treedef,
-                                  barrier_transforms_treedef)
-    _write(dst, dst_t, _gmem_read(src, src_t).astype(dst.aval.inner_aval.dtype))
+    leaves = operands[1:] if has_barrier else operands
+    (src_t, dst_t, _), rest = _split(leaves, src_transforms_treedef, dst_transforms_treedef,
+                                     barrier_transforms_treedef)
+    block = _gmem_read(src, src_t).astype(dst.aval.inner_aval.dtype)
+    if has_user_predicate:
+        import jax.numpy as jnp
+
+        block = jnp.where(rest[0], block, _read(dst, dst_t))
+    _write(dst, dst_t, block)
     return []
 
 
@@ -552,8 +560,10 @@ def _rules() -> dict:
              pallas_primitives.program_id_p: _program_id, pallas_primitives.num_programs_p: _num_programs,
              loops.scan_p: _scan, loops.while_p: _while, conditionals.cond_p: _cond,
              jax_core.closed_call_p: _inline_call, pjit.jit_p: _inline_call}
-    for prim in (gpu.barrier_wait_p, gpu.barrier_arrive_p, gpu.commit_smem_p, gpu.commit_group_p,
-                 gpu.wait_smem_to_gmem_p, gpu.wgmma_wait_p, gpu.set_max_registers_p, gpu.async_prefetch_p,
-                 gpu.griddepcontrol_wait_p, gpu.griddepcontrol_launch_dependents_p, gpu.print_layout_p):
-        rules[prim] = _nothing
+    waits = ("barrier_wait_p", "barrier_arrive_p", "commit_smem_p", "commit_group_p", "wait_smem_to_gmem_p",
+             "wait_gmem_to_smem_p", "wgmma_wait_p", "set_max_registers_p", "async_prefetch_p", "griddepcontrol_wait_p",
+             "griddepcontrol_launch_dependents_p", "print_layout_p")
+    for name in waits:  # each version's own: wait_gmem_to_smem is jax 0.11's
+        if hasattr(gpu, name):
+            rules[getattr(gpu, name)] = _nothing
     return rules
