@@ -154,3 +154,12 @@ def test_an_error_of_the_candidates_own_is_no_backends(tmp_path, monkeypatch, gp
     assert str(failed.value).startswith("tracing or exporting 'kernel' failed: ValueError")
     assert failed.value.details == {"backend": "", "chosen_by": "", "candidate_line":
                                     "mine.py:2 in kernel: raise ValueError('mine, not a backend\\'s')", "fixes": []}
+
+
+def test_a_plgpu_kernel_asking_for_interpret_mode_is_refused(tmp_path, monkeypatch, gpu_machine_lowering):
+    """interpret=True would leave the GPU machine's module without a Mosaic GPU kernel."""
+    source = (BACKENDS / "mosaic_relu.py").read_text().replace(
+        "compiler_params=plgpu.CompilerParams(", "interpret=True, compiler_params=plgpu.CompilerParams(")
+    with pytest.raises(CommandError) as refused:
+        trace(tmp_path, monkeypatch, source, (512, 512))
+    assert str(refused.value).startswith("plgpu.kernel(..., interpret=...)") and "drop interpret=" in str(refused.value)

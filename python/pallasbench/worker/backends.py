@@ -108,7 +108,7 @@ def kernels(closed_jaxpr) -> list[dict]:
         backend, why = kernel_backend(eqn)
         name = eqn.params.get("name") or getattr(eqn.params.get("metadata"), "name", None)
         found.append({"primitive": eqn.primitive.name, "name": str(name or ""), "backend": backend, "why": why,
-                      "frames": frames})
+                      "frames": frames, "interpreted": bool(eqn.params.get("interpret"))})
     return found
 
 
@@ -132,6 +132,21 @@ def refuse_mosaic_pallas_call(found: list[dict]) -> None:
                 "plgpu.kernel",
                 {"backend": MOSAIC_GPU, "chosen_by": kernel["why"], "candidate_line": "",
                  "fixes": [MOSAIC_FIXES["entry"], TRITON_PIN, f"examples of both: {GUIDE}"]})
+
+
+def refuse_interpreted_mosaic_kernel(found: list[dict]) -> None:
+    """A plgpu.kernel that asks for interpret mode itself (interpret=True or JAX's
+    InterpretGPUParams) is interpreted on the GPU machine too: its module holds no Mosaic GPU
+    kernel (or host callbacks, which do not export). Refused saying so: the harness interprets
+    kernels on the CPU itself. (A pallas_call's interpret= is overridden on the CPU, as before.)"""
+    for kernel in found:
+        if kernel["primitive"] == "mpmd_map" and kernel["interpreted"]:
+            raise Refused(
+                "plgpu.kernel(..., interpret=...): the kernel asks to be interpreted, on the GPU machine too, where "
+                "its module would hold no Mosaic GPU kernel; drop interpret= (on a machine without a GPU the "
+                "harness interprets every kernel itself)",
+                {"backend": MOSAIC_GPU, "chosen_by": kernel["why"], "candidate_line": "",
+                 "fixes": ["remove interpret= from plgpu.kernel", f"what the CPU runs: {GUIDE}"]})
 
 
 TRITON_PIN = ("write it for Triton: pl.pallas_call(..., compiler_params=pltriton.CompilerParams(num_warps=4)) "

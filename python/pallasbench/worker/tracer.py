@@ -141,6 +141,7 @@ class Tracer:
                 _refuse_host_callbacks(closed)
                 found = backends.kernels(closed)
                 backends.refuse_mosaic_pallas_call(found)
+                backends.refuse_interpreted_mosaic_kernel(found)
                 analysis = export(fn, avals, "cuda")
             t1 = time.perf_counter()
             executable = None
