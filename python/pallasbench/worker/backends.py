@@ -192,7 +192,8 @@ def _fixes(backend: str | None, message: str) -> list[str]:
     return fixes
 
 
-def _chain(exc: BaseException):
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """exc and what caused it, in order, each once (a candidate's exceptions may loop)."""
     seen = []
     while exc is not None and exc not in seen:
         seen.append(exc)
@@ -205,7 +206,7 @@ def failing_backend(exc: BaseException, found: list[dict], candidate: Path | Non
     error the candidate's code raises itself is no backend's), else the one backend of the
     kernels traced when JAX's frames name none."""
     named = False
-    for e in _chain(exc):
+    for e in exception_chain(exc):
         frames = traceback.extract_tb(e.__traceback__)
         mine = [i for i, f in enumerate(frames) if candidate is not None and Path(f.filename) == candidate]
         if mine and mine[-1] == len(frames) - 1:
@@ -226,7 +227,7 @@ def candidate_line(exc: BaseException, candidate: Path, name: str, found: list[d
     stack JAX kept of the operation that failed (JaxStackTraceBeforeTransformation) first, else
     from the exception's, else the call of the first kernel traced (a kernel-wide failure, such
     as its shared memory, points at no operation)."""
-    chain = _chain(exc)
+    chain = exception_chain(exc)
     chain.sort(key=lambda e: type(e).__name__ != "JaxStackTraceBeforeTransformation")
     stacks = [[(f.filename, f.lineno, f.name, f.line) for f in traceback.extract_tb(e.__traceback__)] for e in chain]
     # Kernel frames come innermost first.

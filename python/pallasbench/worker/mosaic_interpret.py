@@ -15,8 +15,10 @@ that interpreter rules for the Mosaic GPU primitives of a kernel of one warpgrou
 - Shared memory with tiling, swizzle and transpose transforms (swizzling is a physical layout:
   the values seen through the transforms are the same), `plgpu.load`, layout casts.
 - `wgmma` into an accumulator (`plgpu.ACC`, zeros at the start) in full float32 (the GPU's TF32
-  drops mantissa bits); `emit_pipeline` and `lax.axis_index` of the grid's names at the kernel's
-  top level (inside a loop it fails as `pl.program_id` does in interpret mode).
+  drops mantissa bits); `emit_pipeline`; `lax.axis_index` of the grid's names and `pl.program_id`
+  at any depth (read once at the kernel's top level, loop bodies take them as operands: in
+  Pallas's interpret mode a program_id inside a loop has no lowering on the CPU).
+- Refs through their transforms and global memory as TMA reads and writes it: worker/mosaic_refs.py.
 
 Anything else raises `Unsupported`, naming it: several warpgroups (`num_threads` > 1, which run
 concurrently on the GPU and would need a scheduler), clusters, collective copies and
@@ -29,15 +31,14 @@ from __future__ import annotations
 
 import contextvars
 
+from pallasbench.worker import mosaic_refs as refs
+from pallasbench.worker.mosaic_refs import Unsupported
+
 _mesh_names = contextvars.ContextVar("pallasbench_mosaic_grid_names", default=None)
 # The grid's indices, read once at the kernel's top level: loop bodies take them as operands
 # (a program_id inside a loop has no lowering on the CPU).
 _grid_ids = contextvars.ContextVar("pallasbench_mosaic_grid_ids", default=None)
 _installed = False
-
-
-class Unsupported(NotImplementedError):
-    """A Mosaic GPU feature the CPU interpreter cannot run; the message names it."""
 
 
 def install() -> None:
@@ -149,210 +150,21 @@ def mosaic_primitives() -> dict:
             if isinstance(v, jax_core.Primitive)}
 
 
+def supported_primitives() -> set:
+    """The primitives the rules run (Mosaic GPU's and the state and control flow ones)."""
+    return set(_rules())
+
+
 def _check_primitives(jaxpr) -> None:
     from pallasbench.worker import jaxpr_info
 
-    supported = set(_rules())
+    supported = supported_primitives()
     known = mosaic_primitives()
     missing = sorted({known[e.primitive] for e, _ in jaxpr_info.iter_equations(jaxpr)
                       if e.primitive in known and e.primitive not in supported})
     if missing:
         raise Unsupported(f"Mosaic GPU primitive(s) {', '.join(missing)}: the CPU interpreter runs TMA copies, "
                           "barriers, shared memory, layout casts and wgmma of one warpgroup; these only run on the GPU")
-
-
-# ---- values through ref transforms -------------------------------------------------------------
-
-
-def _standard(transforms) -> bool:
-    from jax._src.state import indexing, types
-
-    return all(isinstance(t, (indexing.NDIndexer, types.BitcastTransform, types.ReshapeTransform))
-               for t in transforms)
-
-
-def _untile(x, tiling):
-    """(*lead, *tiles, *tile) -> (*lead, *tiles * tile): UntilingTransform on a value."""
-    k = len(tiling)
-    lead = x.ndim - 2 * k
-    order = list(range(lead)) + [a for i in range(k) for a in (lead + i, lead + k + i)]
-    return x.transpose(order).reshape(x.shape[:lead] + tuple(x.shape[lead + i] * t for i, t in enumerate(tiling)))
-
-
-def _tile(x, tiling):
-    k = len(tiling)
-    lead = x.ndim - k
-    split = x.shape[:lead] + tuple(s for i, t in enumerate(tiling) for s in (x.shape[lead + i] // t, t))
-    order = list(range(lead)) + [lead + 2 * i for i in range(k)] + [lead + 2 * i + 1 for i in range(k)]
-    return x.reshape(split).transpose(order)
-
-
-def _apply(x, t):
-    from jax._src.pallas.mosaic_gpu import core as gpu_core
-    from jax._src.state import discharge, types
-
-    if _standard([t]):
-        return discharge.transform_array(x, [t])
-    if isinstance(t, gpu_core.UnswizzleRef):
-        return x
-    if isinstance(t, gpu_core.UntilingTransform):
-        return _untile(x, t.tiling)
-    if isinstance(t, types.TransposeTransform):
-        return x.transpose(t.permutation)
-    raise Unsupported(f"the ref transform {type(t).__name__}: the CPU interpreter runs indexing, tiling, swizzle "
-                      "and transposes of shared memory")
-
-
-def _swap(x, transforms, val):
-    """(the value at `transforms` of x, x with `val` written there)."""
-    import numpy as np
-    from jax._src.pallas.mosaic_gpu import core as gpu_core
-    from jax._src.state import discharge, types
-
-    if not transforms:
-        return x, val
-    t, rest = transforms[0], transforms[1:]
-    old, inner = _swap(_apply(x, t), rest, val)
-    if _standard([t]):
-        return old, discharge.transform_swap_array(x, [t], inner)[1]
-    if isinstance(t, gpu_core.UntilingTransform):
-        return old, _tile(inner, t.tiling)
-    if isinstance(t, types.TransposeTransform):
-        return old, inner.transpose(tuple(np.argsort(t.permutation)))
-    return old, inner  # unswizzled: the same values
-
-
-def _empty_tree():
-    from jax import tree_util
-
-    return tree_util.tree_flatten(())[1]
-
-
-def _read(ref, transforms):
-    from jax import tree_util
-    from jax._src.state import primitives as state
-
-    transforms = tuple(transforms or ())
-    if _standard(transforms):
-        leaves, tree = tree_util.tree_flatten(transforms)
-        return state.get_p.bind(ref, *leaves, tree=tree)
-    whole = state.get_p.bind(ref, tree=_empty_tree())
-    for t in transforms:
-        whole = _apply(whole, t)
-    return whole
-
-
-def _write(ref, transforms, val):
-    from jax import tree_util
-    from jax._src.state import primitives as state
-
-    transforms = tuple(transforms or ())
-    if _standard(transforms):
-        leaves, tree = tree_util.tree_flatten(transforms)
-        return state.swap_p.bind(ref, val, *leaves, tree=tree)
-    old, whole = _swap(state.get_p.bind(ref, tree=_empty_tree()), transforms, val)
-    state.swap_p.bind(ref, whole, tree=_empty_tree())
-    return old
-
-
-def _split(leaves, *trees):
-    from jax import tree_util
-
-    out = []
-    for tree in trees:
-        n = tree.num_leaves if tree is not None else 0
-        out.append(tree_util.tree_unflatten(tree, leaves[:n]) if tree is not None else ())
-        leaves = leaves[n:]
-    return out, leaves
-
-
-# ---- global memory as TMA reads and writes it ---------------------------------------------------
-
-
-def _gmem_window(ref, transforms):
-    """(start, size, squeezed) per dimension of the global array for a chain of indexers."""
-    from jax._src.state import indexing
-
-    shape = ref.aval.inner_aval.shape
-    dims = [[0, n, False] for n in shape]
-    for t in transforms:
-        if not isinstance(t, indexing.NDIndexer):
-            raise Unsupported(f"the global-memory ref transform {type(t).__name__} in a TMA copy: the CPU "
-                              "interpreter copies slices of global memory")
-        live = [d for d in dims if not d[2]]
-        for dim, index in zip(live, t.indices):
-            if isinstance(index, indexing.Slice):
-                if index.stride not in (None, 1):
-                    raise Unsupported(f"a strided slice (stride {index.stride}) of global memory in a TMA copy")
-                dim[0], dim[1] = dim[0] + index.start, index.size
-            elif getattr(index, "shape", ()) == ():
-                dim[0], dim[1], dim[2] = dim[0] + index, 1, True
-            else:
-                raise Unsupported("an array index (gather) into global memory in a TMA copy")
-    return dims, shape
-
-
-def _window_access(whole, dims, shape):
-    """The clamped window a block falls in, the block's offset into it, and which of the block's
-    elements lie inside the array (TMA reads zeros and drops writes outside it)."""
-    import jax.numpy as jnp
-    from jax import lax
-
-    pads = [max(size - n, 0) for (_, size, _), n in zip(dims, shape)]
-    if any(pads):  # a block larger than the array: room for the clamped window
-        whole = jnp.pad(whole, [(0, p) for p in pads])
-    starts, shifts, inside = [], [], None
-    for axis, ((start, size, _), n, pad) in enumerate(zip(dims, shape, pads)):
-        start = jnp.asarray(start, jnp.int32)
-        clamped = jnp.clip(start, 0, n + pad - size)
-        starts.append(clamped)
-        shifts.append(start - clamped)
-        pos = start + lax.broadcasted_iota(jnp.int32, tuple(d[1] for d in dims), axis)
-        ok = (pos >= 0) & (pos < n)
-        inside = ok if inside is None else inside & ok
-    return whole, starts, shifts, inside, pads
-
-
-def _gmem_read(ref, transforms):
-    import jax.numpy as jnp
-    from jax import lax
-
-    dims, shape = _gmem_window(ref, transforms)
-    whole, starts, shifts, inside, _ = _window_access(_read(ref, ()), dims, shape)
-    block = lax.dynamic_slice(whole, starts, [d[1] for d in dims])
-    for axis, shift in enumerate(shifts):
-        block = jnp.roll(block, -shift, axis)
-    block = jnp.where(inside, block, jnp.zeros((), block.dtype))
-    return block.reshape([d[1] for d in dims if not d[2]])
-
-
-_REDUCTIONS = {"add": "add", "min": "minimum", "max": "maximum", "and": "bitwise_and", "or": "bitwise_or",
-               "xor": "bitwise_xor"}
-
-
-def _gmem_write(ref, transforms, val, predicate=None, reduction=None):
-    import jax.numpy as jnp
-    from jax import lax
-
-    dims, shape = _gmem_window(ref, transforms)
-    whole, starts, shifts, inside, pads = _window_access(_read(ref, ()), dims, shape)
-    sizes = [d[1] for d in dims]
-    old = lax.dynamic_slice(whole, starts, sizes)
-    for axis, shift in enumerate(shifts):  # the block's element k goes to the window's k + shift
-        old = jnp.roll(old, -shift, axis)
-    new = val.reshape(sizes).astype(whole.dtype)
-    if reduction is not None:
-        if reduction not in _REDUCTIONS:
-            raise Unsupported(f"the TMA reduction {reduction!r}: the CPU interpreter runs {sorted(_REDUCTIONS)}")
-        new = getattr(jnp, _REDUCTIONS[reduction])(old, new)
-    keep = inside if predicate is None else inside & predicate
-    block = jnp.where(keep, new, old)
-    for axis, shift in enumerate(shifts):
-        block = jnp.roll(block, shift, axis)
-    whole = lax.dynamic_update_slice(whole, block, starts)
-    if any(pads):
-        whole = whole[tuple(slice(0, n) for n in shape)]
-    _write(ref, (), whole)
 
 
 # ---- the rules ----------------------------------------------------------------------------------
@@ -369,48 +181,48 @@ def _copy_gmem_to_smem(interpreter, src, dst, *operands, src_transforms_treedef,
     if collective_axes:
         raise Unsupported(f"a collective TMA copy (collective_axes={collective_axes}): clusters only run on the GPU")
     leaves = operands[1:] if has_barrier else operands
-    (src_t, dst_t, _), rest = _split(leaves, src_transforms_treedef, dst_transforms_treedef,
+    (src_t, dst_t, _), rest = refs.split(leaves, src_transforms_treedef, dst_transforms_treedef,
                                      barrier_transforms_treedef)
-    block = _gmem_read(src, src_t).astype(dst.aval.inner_aval.dtype)
+    block = refs.gmem_read(src, src_t).astype(dst.aval.inner_aval.dtype)
     if has_user_predicate:
         import jax.numpy as jnp
 
-        block = jnp.where(rest[0], block, _read(dst, dst_t))
-    _write(dst, dst_t, block)
+        block = jnp.where(rest[0], block, refs.read(dst, dst_t))
+    refs.write(dst, dst_t, block)
     return []
 
 
 def _copy_smem_to_gmem(interpreter, src, dst, *leaves, src_transforms_treedef, dst_transforms_treedef,
                        has_user_predicate, reduction_op=None, **params):
-    (src_t, dst_t), rest = _split(leaves, src_transforms_treedef, dst_transforms_treedef)
+    (src_t, dst_t), rest = refs.split(leaves, src_transforms_treedef, dst_transforms_treedef)
     predicate = rest[0] if has_user_predicate else None
-    _gmem_write(dst, dst_t, _read(src, src_t), predicate, reduction_op)
+    refs.gmem_write(dst, dst_t, refs.read(src, src_t), predicate, reduction_op)
     return []
 
 
 def _load(interpreter, src, *leaves, tree, **params):
     from jax import tree_util
 
-    return _read(src, tree_util.tree_unflatten(tree, leaves))
+    return refs.read(src, tree_util.tree_unflatten(tree, leaves))
 
 
 def _get(interpreter, ref, *leaves, tree):
     from jax import tree_util
 
-    return _read(ref, tree_util.tree_unflatten(tree, leaves))
+    return refs.read(ref, tree_util.tree_unflatten(tree, leaves))
 
 
 def _swap_rule(interpreter, ref, val, *leaves, tree):
     from jax import tree_util
 
-    return _write(ref, tree_util.tree_unflatten(tree, leaves), val)
+    return refs.write(ref, tree_util.tree_unflatten(tree, leaves), val)
 
 
 def _addupdate(interpreter, ref, val, *leaves, tree):
     from jax import tree_util
 
     transforms = tree_util.tree_unflatten(tree, leaves)
-    _write(ref, transforms, _read(ref, transforms) + val)
+    refs.write(ref, transforms, refs.read(ref, transforms) + val)
     return []
 
 
@@ -420,20 +232,20 @@ def _wgmma(interpreter, acc, a, b, *leaves, acc_transforms_tree, a_transforms_tr
     from jax._src import core as jax_core
     from jax._src.state import types as state_types
 
-    (acc_t, a_t, b_t), _ = _split(leaves, acc_transforms_tree, a_transforms_tree, b_transforms_tree)
-    a_val = _read(a, a_t) if isinstance(jax_core.typeof(a), state_types.AbstractRef) else a
-    total = _read(acc, acc_t)
-    product = jnp.dot(a_val, _read(b, b_t), preferred_element_type=total.dtype, precision=lax.Precision.HIGHEST)
-    _write(acc, acc_t, total + product)
+    (acc_t, a_t, b_t), _ = refs.split(leaves, acc_transforms_tree, a_transforms_tree, b_transforms_tree)
+    a_val = refs.read(a, a_t) if isinstance(jax_core.typeof(a), state_types.AbstractRef) else a
+    total = refs.read(acc, acc_t)
+    product = jnp.dot(a_val, refs.read(b, b_t), preferred_element_type=total.dtype, precision=lax.Precision.HIGHEST)
+    refs.write(acc, acc_t, total + product)
     return []
 
 
 def _accumulator_load(interpreter, acc, **params):
-    return _read(acc, ())
+    return refs.read(acc, ())
 
 
 def _accumulator_store(interpreter, acc, val):
-    _write(acc, (), val)
+    refs.write(acc, (), val)
     return val
 
 
@@ -477,7 +289,7 @@ def _run_scoped(interpreter, *consts, jaxpr, collective_axes, **params):
     axes = collective_axes if isinstance(collective_axes, tuple) else (collective_axes,)
     if any(a != thread_name for a in axes):
         raise Unsupported(f"an allocation shared over {axes}: clusters only run on the GPU")
-    refs = []
+    allocated = []
     for var in jaxpr.invars:
         aval = hlo._logical_aval_to_interpret_mode_aval(var.aval)
         inner = aval.inner_aval
@@ -485,8 +297,8 @@ def _run_scoped(interpreter, *consts, jaxpr, collective_axes, **params):
             value = jnp.zeros(inner.shape, inner.dtype)
         else:
             value = pallas_primitives.uninitialized_value(inner.shape, inner.dtype)
-        refs.append(jax_core.new_ref(value))
-    return hlo.eval_jaxpr_recursive(jaxpr, consts, *refs, recurse_hop_rule=interpreter)
+        allocated.append(jax_core.new_ref(value))
+    return hlo.eval_jaxpr_recursive(jaxpr, consts, *allocated, recurse_hop_rule=interpreter)
 
 
 def _lifted(interpreter, closed):

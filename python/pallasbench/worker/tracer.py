@@ -182,7 +182,7 @@ def _export_interpreted(fn, avals, found: list[dict]) -> bytes:
         with interpret.forced(True):
             return export(fn, avals, "cpu")
     except Exception as exc:
-        reason = next((e for e in backends._chain(exc) if isinstance(e, mosaic_interpret.Unsupported)), None)
+        reason = next((e for e in backends.exception_chain(exc) if isinstance(e, mosaic_interpret.Unsupported)), None)
         if reason is None:
             raise
         chosen = "; ".join(dict.fromkeys(k["why"] for k in found if k["backend"] == backends.MOSAIC_GPU))
