@@ -40,7 +40,7 @@ SECONDS = {
     "e2e/test_host_memory.py": 12,
     "python/test_scatter_add.py": 12,
     "python/test_genomics_variants.py": 10,
-    "python/test_backends.py": 10,
+    "python/test_tracer_backends.py": 10,
     "e2e/test_cli_compile_cache.py": 8,
     "e2e/test_html_report.py": 8,
 }
