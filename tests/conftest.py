@@ -30,6 +30,7 @@ SECONDS = {
     "e2e/test_reliability.py": 33,
     "e2e/test_batch.py": 31,
     "e2e/test_job_config.py": 30,
+    "e2e/test_backends.py": 40,
     "e2e/test_eval.py": 22,
     "python/test_tuning.py": 22,
     "python/test_mosaic_matmul.py": 21,
@@ -41,6 +42,7 @@ SECONDS = {
     "python/test_scatter_add.py": 12,
     "python/test_genomics_variants.py": 10,
     "python/test_task_docs.py": 10,
+    "python/test_tracer_backends.py": 10,
     "e2e/test_cli_compile_cache.py": 8,
     "e2e/test_html_report.py": 8,
 }

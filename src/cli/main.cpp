@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
       "\"path\"}; records come as each is done, with its id ('-': standard input)");
   add_evaluation(eval_cmd, eval.flags);
   eval_cmd->add_flag("--json", eval.json, "print the record as JSON on stdout");
+  eval_cmd->footer(
+      "Writing a candidate (the contract: kernel(*inputs) with the task's inputs in order, what is checked) and a "
+      "kernel that passes for each backend (plgpu.kernel on Mosaic GPU, pl.pallas_call on Triton): "
+      "docs/writing_candidates.md");
 
   pallasbench::artifacts_options artifacts;
   auto* artifacts_cmd =

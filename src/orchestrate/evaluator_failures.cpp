@@ -6,6 +6,7 @@
 #include "detail/evaluator_errors.hpp"
 #include "pallasbench/core/interrupt.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
+#include "pallasbench/record/record.hpp"
 
 namespace pallasbench {
 namespace {
@@ -35,7 +36,7 @@ task_status status_of_worker_failure(failure_phase phase, worker_failure::kind k
 void evaluator::fail(task_result& result, const std::exception_ptr& error) {
   auto failed = [&](task_status status, std::string message, std::string traceback) {
     result.status = status;
-    result.failure = failure_info{m_phase, std::move(message), std::move(traceback)};
+    result.failure = failure_info{m_phase, std::move(message), std::move(traceback), std::nullopt};
   };
   try {
     std::rethrow_exception(error);
@@ -43,6 +44,7 @@ void evaluator::fail(task_result& result, const std::exception_ptr& error) {
     throw;
   } catch (const command_failed& e) {
     failed(status_of_command(e.kind()), e.what(), e.traceback());
+    result.failure->lowering = lowering_help_from_json(e.lowering());
   } catch (const refused_candidate& e) {
     failed(task_status::compile_error, e.what(), cpp_traceback(e));  // as Python refuses a file it cannot read
   } catch (const refused_module& e) {

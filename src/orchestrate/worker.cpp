@@ -137,7 +137,7 @@ nlohmann::json worker::call(nlohmann::json request, std::chrono::milliseconds ti
   if (!reply.value("ok", false)) {
     const auto& error = reply.value("error", nlohmann::json::object());
     throw command_failed(error.value("kind", "runtime_error"), error.value("message", "unknown error"),
-                         error.value("traceback", ""));
+                         error.value("traceback", ""), error.value("lowering", nlohmann::json()));
   }
   return reply;
 }

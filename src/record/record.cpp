@@ -96,9 +96,39 @@ json roofline_json(const work_counts& work, const roofline_estimate& achieved) {
 }
 
 json failure_json(const failure_info& failure) {
-  return {{"phase", to_string(failure.phase)},
-          {"message", valid_utf8(failure.message)},
-          {"traceback", valid_utf8(failure.traceback)}};
+  json j = {{"phase", to_string(failure.phase)},
+            {"message", valid_utf8(failure.message)},
+            {"traceback", valid_utf8(failure.traceback)}};
+  if (const auto& l = failure.lowering) {
+    json fixes = json::array();
+    for (const auto& fix : l->fixes) fixes.push_back(valid_utf8(fix));
+    j["lowering"] = {{"backend", valid_utf8(l->backend)},
+                     {"chosen_by", valid_utf8(l->chosen_by)},
+                     {"candidate_line", valid_utf8(l->candidate_line)},
+                     {"fixes", std::move(fixes)}};
+  }
+  return j;
+}
+
+std::optional<lowering_help> lowering_help_from_json(const json& reply) {
+  if (!reply.is_object()) return std::nullopt;
+  const auto text = [&](const char* key) {
+    const auto it = reply.find(key);
+    if (it == reply.end() || !it->is_string()) return std::string();
+    auto value = it->get<std::string>();
+    if (value.size() > k_lowering_text_bytes) value.resize(k_lowering_text_bytes);
+    return value;
+  };
+  lowering_help help{text("backend"), text("chosen_by"), text("candidate_line"), {}};
+  if (const auto it = reply.find("fixes"); it != reply.end() && it->is_array()) {
+    for (const auto& fix : *it) {
+      if (help.fixes.size() == k_lowering_fixes) break;
+      if (fix.is_string()) help.fixes.push_back(fix.get<std::string>().substr(0, k_lowering_text_bytes));
+    }
+  }
+  if (help.backend.empty() && help.chosen_by.empty() && help.candidate_line.empty() && help.fixes.empty())
+    return std::nullopt;
+  return help;
 }
 
 }  // namespace pallasbench

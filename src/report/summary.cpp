@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -23,9 +24,23 @@ std::string format_error(const std::optional<double>& e) { return e ? fmt::forma
 std::string format_robust(const std::optional<bool>& r) { return r ? (*r ? "yes" : "no") : "-"; }
 std::string format_ratio(const std::optional<double>& r) { return r ? fmt::format("{:.2f}x", *r) : "-"; }
 
-std::string first_line(const std::string& text, std::size_t limit) {
-  auto line = text.substr(0, text.find('\n'));
-  return line.size() > limit ? line.substr(0, limit - 3) + "..." : line;
+// error.lowering as the lines under a failure's progress line.
+std::vector<std::string> lowering_lines(const json& lowering) {
+  if (!lowering.is_object()) return {};
+  const auto text = [&](const char* key) {
+    return lowering.contains(key) && lowering[key].is_string() ? lowering[key].get<std::string>() : std::string();
+  };
+  std::vector<std::string> lines;
+  if (const auto backend = text("backend"); !backend.empty()) {
+    const auto name = backend == "mosaic_gpu" ? std::string("Mosaic GPU") : backend == "triton" ? "Triton" : backend;
+    const auto why = text("chosen_by");
+    lines.push_back(fmt::format("backend: {}{}", name, why.empty() ? "" : " - " + why));
+  }
+  if (const auto at = text("candidate_line"); !at.empty()) lines.push_back("at: " + at);
+  if (lowering.contains("fixes") && lowering["fixes"].is_array())
+    for (const auto& fix : lowering["fixes"])
+      if (fix.is_string()) lines.push_back("fix: " + fix.get<std::string>());
+  return lines;
 }
 
 std::string format_bytes(std::int64_t bytes) {
@@ -89,6 +104,15 @@ constexpr const char* k_markdown_compiler = " {} | {} | {} | {} | {} | {} |";
 
 }  // namespace
 
+std::string first_line(const std::string& text, std::size_t limit) {
+  auto line = text.substr(0, text.find('\n'));
+  if (line.size() <= limit) return line;
+  const auto room = limit > 3 ? limit - 3 : 0;
+  const auto space = line.rfind(' ', room);
+  const auto cut = space != std::string::npos && space >= room / 2 ? space : room;
+  return line.substr(0, cut) + "...";
+}
+
 summary_row summary_row::from_record(const json& record) {
   summary_row row;
   row.task = record.value("kernel_name", "?");
@@ -110,7 +134,12 @@ summary_row summary_row::from_record(const json& record) {
   row.kernel_us = number_at(record, "/timing/median_us"_json_pointer);
   row.reference_us = number_at(record, "/timing/reference_median_us"_json_pointer);
   if (record.contains("timing") && record["timing"].is_object()) row.timer = record["timing"].value("timer", "");
-  if (record.contains("error") && record["error"].is_object()) row.message = record["error"].value("message", "");
+  if (record.contains("error") && record["error"].is_object()) {
+    row.message = record["error"].value("message", "");
+    if (record["error"].contains("lowering")) row.lowering = lowering_lines(record["error"]["lowering"]);
+  }
+  if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user")
+    row.candidate = std::filesystem::path(record["candidate"].value("path", "")).filename().string();
   if (const auto ptr = "/artifacts/summary"_json_pointer; record.contains(ptr) && record[ptr].is_object())
     row.compiler = compiler_cells::from_summary(record[ptr]);
   return row;
@@ -182,8 +211,16 @@ std::string progress_line(std::size_t index, std::size_t total, const summary_ro
                          format_error(row.max_abs_error), format_us(row.kernel_us), format_us(row.reference_us));
   else
     detail = first_line(row.message, 100);
-  return fmt::format("[{}/{}] {} ({}) {}  {}  {:.1f} s", index, total, row.task, row.size, to_string(row.status), detail,
-                     seconds);
+  auto line = fmt::format("[{}/{}] {} ({}){} {}  {}  {:.1f} s", index, total, row.task, row.size,
+                          row.candidate.empty() ? "" : " " + row.candidate, to_string(row.status), detail, seconds);
+  if (row.lowering.empty()) return line;
+  for (std::size_t at = 0; at <= row.message.size();) {  // the message whole, each of its lines
+    const auto end = std::min(row.message.find('\n', at), row.message.size());
+    line += "\n    " + row.message.substr(at, end - at);
+    at = end + 1;
+  }
+  for (const auto& l : row.lowering) line += "\n    " + l;
+  return line;
 }
 
 }  // namespace pallasbench

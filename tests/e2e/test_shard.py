@@ -21,12 +21,15 @@ N = 3
 EVAL_CANDIDATES = ["relu_good.py", "relu_prints.py", "relu_latin1.py"]
 
 
-def shard_of(task, candidate_file, count, size="small", dtype="float32"):
+def shard_of(task, candidate_file, count, size="small", dtype="float32", backend=None):
     """docs/cluster.md's rule, written again: FNV-1a 64 (the project's offset basis) of the work
-    item's canonical JSON, its high 32 bits scaled to 0..count-1; 1-based."""
+    item's canonical JSON, its high 32 bits scaled to 0..count-1; 1-based. A suite task's item
+    names its implementation (`backend`); a candidate's does not."""
     sha = hashlib.sha256(candidate_file.read_bytes()).hexdigest()
-    text = json.dumps({"candidate_sha256": sha, "dtype": dtype, "size": size, "task": task}, sort_keys=True,
-                      separators=(",", ":"))
+    item = {"candidate_sha256": sha, "dtype": dtype, "size": size, "task": task}
+    if backend is not None:
+        item["backend"] = backend
+    text = json.dumps(item, sort_keys=True, separators=(",", ":"))
     h = 1469598103934665603
     for byte in text.encode():
         h = ((h ^ byte) * 1099511628211) % 2**64
@@ -74,7 +77,7 @@ def test_each_shard_runs_its_share(runs):
             assert not (folder / "records.jsonl").exists()
         for r in records:
             assert r["shard"] == {"index": i, "count": N}
-            assert shard_of(r["kernel_name"], ROOT / r["candidate"]["path"], N) == i
+            assert shard_of(r["kernel_name"], ROOT / r["candidate"]["path"], N, backend=r["config"]["backend"]) == i
             assert r["config_hash"] == unsharded[r["kernel_name"]]["config_hash"]  # not part of the key
             assert record_schema.check(r, schema) == []
             seen.append(r["kernel_name"])

@@ -3,7 +3,7 @@
 #include "pallasbench/core/uuid.hpp"
 #include "pallasbench/measure/statistics.hpp"
 #include "pallasbench/orchestrate/protocol.hpp"
-
+#include "pallasbench/record/record.hpp"
 
 #include <gtest/gtest.h>
 
@@ -199,12 +199,41 @@ TEST(TaskRecord, FailureHasNoCorrectnessClaim) {
   r.status = task_status::compile_error;
   r.correctness.reset();
   r.timing.reset();
-  r.failure = failure_info{failure_phase::load, "syntax error", ""};
+  r.failure = failure_info{failure_phase::load, "syntax error", "", std::nullopt};
   const auto j = to_record(r);
   EXPECT_EQ(j["status"], "compile_error");
   EXPECT_FALSE(j["result"]["correctness_passed"].get<bool>());
   EXPECT_FALSE(j["result"].contains("max_abs_error"));
   EXPECT_EQ(j["error"]["phase"], "load");
+  EXPECT_FALSE(j["error"].contains("lowering"));  // no field without a value (docs/record_schema.md)
+}
+
+TEST(TaskRecord, ALoweringFailureCarriesItsHelp) {
+  auto r = sample_result();
+  r.status = task_status::compile_error;
+  r.correctness.reset();
+  r.timing.reset();
+  const auto reply = nlohmann::json{{"backend", "mosaic_gpu"},
+                                    {"chosen_by", "plgpu.kernel"},
+                                    {"candidate_line", "mine.py:8 in body: x = y"},
+                                    {"fixes", {"smaller blocks", 7, "docs"}}};
+  r.failure = failure_info{failure_phase::trace, "Mosaic GPU lowering failed: ...", "", lowering_help_from_json(reply)};
+  const auto lowering = to_record(r)["error"]["lowering"];
+  EXPECT_EQ(lowering["backend"], "mosaic_gpu");
+  EXPECT_EQ(lowering["chosen_by"], "plgpu.kernel");
+  EXPECT_EQ(lowering["candidate_line"], "mine.py:8 in body: x = y");
+  EXPECT_EQ(lowering["fixes"], (nlohmann::json{"smaller blocks", "docs"}));  // a non-string fix is dropped
+}
+
+TEST(TaskRecord, LoweringHelpIsReadDefensively) {
+  EXPECT_FALSE(lowering_help_from_json(nullptr).has_value());
+  EXPECT_FALSE(lowering_help_from_json(nlohmann::json{{"backend", 3}, {"fixes", "not a list"}}).has_value());
+  nlohmann::json many = {{"backend", std::string(k_lowering_text_bytes + 10, 'x')}, {"fixes", nlohmann::json::array()}};
+  for (int i = 0; i < 20; ++i) many["fixes"].push_back("fix");
+  const auto help = lowering_help_from_json(many);
+  ASSERT_TRUE(help.has_value());
+  EXPECT_EQ(help->backend.size(), k_lowering_text_bytes);
+  EXPECT_EQ(help->fixes.size(), k_lowering_fixes);
 }
 
 TEST(TaskRecord, ConfigHashIsStableAndSensitive) {

@@ -26,6 +26,8 @@ def test_fixtures_mix_what_the_schema_must_hold():
     assert {r["config"]["device"] for r in ALL} == {"cpu", "gpu"}
     assert any("timing" in r for r in ALL) and any("timing" not in r for r in ALL)
     assert any("shard" in r for r in ALL) and any("shard" not in r for r in ALL)  # run --shard I/N
+    # A kernel that failed to lower: error.lowering (tests/candidates/backends/mosaic_softmax_smem.py).
+    assert any("lowering" in r.get("error", {}) for r in ALL)
     assert all(r["schema_version"] == 2 for r in ALL)
 
 
@@ -43,11 +45,13 @@ def test_check_finds_a_null_an_unknown_field_and_a_changed_type():
     record["result"]["brand_new"] = 1
     record["level"] = "one"
     record["environment"] = "cpu"
+    record["error"] = {"message": "m", "lowering": {"backend": "mosaic_gpu", "fixes": "smaller blocks"}}
     problems = record_schema.check(record, schema)
     assert ".result.max_abs_error: null (leave the field out instead)" in problems
     assert ".result.brand_new: not in the schema" in problems
     assert ".level: string, the schema has int64" in problems
     assert ".environment: string, the schema has an object" in problems
+    assert ".error.lowering.fixes: string, the schema has a list" in problems
 
 
 def test_a_field_per_registered_filter_and_no_other():

@@ -182,6 +182,38 @@ TEST(Summary, MarkdownShowsCompilerColumnsOnRequest) {
   EXPECT_NE(out.str().find("| 2.00x | 95 | no | wgmma | 16 | 128 | 56 KiB |"), std::string::npos) << out.str();
 }
 
+TEST(Summary, AFailureIsCutAtAWord) {
+  EXPECT_EQ(first_line("short\nsecond line", 100), "short");
+  const std::string message =
+      "Mosaic GPU lowering failed: ValueError: Mosaic GPU kernel exceeds available shared memory";
+  EXPECT_EQ(first_line(message, 60), "Mosaic GPU lowering failed: ValueError: Mosaic GPU kernel...");
+  EXPECT_EQ(first_line(std::string(120, 'x'), 50), std::string(47, 'x') + "...");  // one word: cut inside it
+}
+
+TEST(Summary, ProgressLineNamesTheCandidateAndTeachesALoweringFailure) {
+  auto r = record("softmax", "compile_error", 0, 0);
+  r["candidate"] = {{"kind", "user"}, {"path", "/somewhere/mosaic_softmax.py"}};
+  r["error"] = {{"message",
+                 "Mosaic GPU lowering failed: ValueError: Mosaic GPU kernel exceeds available shared "
+                 "memory: smem_bytes=264200 > max_smem_bytes=232448"},
+                {"lowering",
+                 {{"backend", "mosaic_gpu"},
+                  {"chosen_by", "plgpu.kernel"},
+                  {"candidate_line", "mosaic_softmax.py:30 in kernel: return plgpu.kernel("},
+                  {"fixes", {"smaller blocks", "docs/writing_candidates.md"}}}}};
+  const auto text = progress_line(1, 2, summary_row::from_record(r), 2.0);
+  EXPECT_EQ(
+      text,
+      "[1/2] softmax (medium) mosaic_softmax.py compile_error  Mosaic GPU lowering failed: ValueError: Mosaic GPU "
+      "kernel exceeds available shared memory:...  2.0 s\n"
+      "    Mosaic GPU lowering failed: ValueError: Mosaic GPU kernel exceeds available shared memory: "
+      "smem_bytes=264200 > max_smem_bytes=232448\n"
+      "    backend: Mosaic GPU - plgpu.kernel\n"
+      "    at: mosaic_softmax.py:30 in kernel: return plgpu.kernel(\n"
+      "    fix: smaller blocks\n"
+      "    fix: docs/writing_candidates.md");
+}
+
 TEST(Summary, ProgressLine) {
   const auto line = progress_line(3, 38, summary_row::from_record(record("relu", "ok", 50, 100)), 2.25);
   EXPECT_EQ(line, "[3/38] relu (medium) ok  robust yes  max|err| 1.50e-07  kernel 50.0 us  xla 100.0 us  2.2 s");

@@ -39,16 +39,22 @@ private:
 // A command the worker answered with ok=false (a compile error, a raising kernel, ...).
 class command_failed : public error {
 public:
-  // `traceback`: the worker's own (Python) traceback.
-  command_failed(std::string kind, const std::string& message, std::string traceback,
+  // `traceback`: the worker's own (Python) traceback; `lowering`: the tracer's lowering help
+  // (an object, or null), read by record/lowering_help_from_json.
+  command_failed(std::string kind, const std::string& message, std::string traceback, nlohmann::json lowering = nullptr,
                  std::source_location where = std::source_location::current())
-      : error(message, where), m_kind(std::move(kind)), m_traceback(std::move(traceback)) {}
+      : error(message, where),
+        m_kind(std::move(kind)),
+        m_traceback(std::move(traceback)),
+        m_lowering(std::move(lowering)) {}
   [[nodiscard]] const std::string& kind() const { return m_kind; }
   [[nodiscard]] const std::string& traceback() const { return m_traceback; }
+  [[nodiscard]] const nlohmann::json& lowering() const { return m_lowering; }
 
 private:
   std::string m_kind;
   std::string m_traceback;
+  nlohmann::json m_lowering;
 };
 
 enum class worker_role { reference, executor, tracer };

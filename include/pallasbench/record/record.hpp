@@ -35,7 +35,15 @@ inline constexpr int k_schema_version = 2;
 // where the record has none (wall-clock timing, no timing, a failed evaluation).
 [[nodiscard]] std::optional<double> record_speedup(const nlohmann::json& record);
 
-// The record's `error`: phase, message and traceback (text made valid UTF-8).
+// The record's `error`: phase, message and traceback (text made valid UTF-8), and `lowering` when
+// a kernel failed to lower.
 [[nodiscard]] nlohmann::json failure_json(const failure_info& failure);
+
+// The lowering help of a worker's error reply (its `lowering` object): strings where strings
+// belong (anything else reads as ""), each cut to k_lowering_text_bytes, at most
+// k_lowering_fixes fixes; nullopt when the reply has none or it says nothing.
+inline constexpr std::size_t k_lowering_text_bytes = 4096;
+inline constexpr std::size_t k_lowering_fixes = 8;
+[[nodiscard]] std::optional<lowering_help> lowering_help_from_json(const nlohmann::json& reply);
 
 }  // namespace pallasbench

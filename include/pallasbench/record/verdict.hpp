@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "pallasbench/core/enum_names.hpp"
 
@@ -82,10 +83,21 @@ struct enum_names<failure_phase> {
   return phase == failure_phase::reference || phase == failure_phase::time_reference;
 }
 
+// What a failure to lower a Pallas kernel teaches, in the tracer's words (untrusted text, shown as
+// it is): the backend JAX chose and why, the candidate's line the error points at, the usual
+// fixes (python/pallasbench/worker/backends.py).
+struct lowering_help {
+  std::string backend;         // "triton", "mosaic_gpu", or "" when the failure is no backend's
+  std::string chosen_by;       // why JAX lowers the kernel with it (compiler params, the default)
+  std::string candidate_line;  // "file.py:8 in body: source line", or ""
+  std::vector<std::string> fixes;
+};
+
 struct failure_info {
   failure_phase phase = failure_phase::reference;
   std::string message;
   std::string traceback;
+  std::optional<lowering_help> lowering;  // a compile_error whose kernel failed to lower
 };
 
 }  // namespace pallasbench

@@ -48,6 +48,9 @@ struct summary_row {
   std::string timer;
   std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
+  std::string candidate;  // a user candidate's file name ("" for the suite's own kernels)
+  // A kernel that failed to lower: "backend: ...", "at: ...", "fix: ..." lines (error.lowering).
+  std::vector<std::string> lowering;
   compiler_cells compiler;
   bool recorded = false;  // taken from the records file (--resume), not evaluated in this run
 
@@ -60,7 +63,14 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
 // A GitHub markdown table (bench/results).
 void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options = {});
 
-// One line per finished task: "[3/38] softmax (small) ok  max|err| 1.2e-07  kernel 81.2 us  2.3 s".
+// One line per finished task: "[3/38] softmax (small) ok  max|err| 1.2e-07  kernel 81.2 us  2.3 s",
+// naming a user candidate's file after the size. A failure shows its message's first line, cut
+// at a word past 100 characters; a kernel that failed to lower adds indented lines: the message
+// whole, the backend and why, the candidate's line and the fixes.
 [[nodiscard]] std::string progress_line(std::size_t index, std::size_t total, const summary_row& row, double seconds);
+
+// The first line of `text`, cut at the last word boundary that keeps it within `limit`
+// characters with "..." (mid-word only when a word alone is longer than half the limit).
+[[nodiscard]] std::string first_line(const std::string& text, std::size_t limit);
 
 }  // namespace pallasbench

@@ -38,8 +38,10 @@ JAX 0.11 on, set explicitly because 0.10 defaulted to Lane), persistent and warp
 
 Not supported (fused_matmul raises, naming the task): a prologue on x, and `round_x` inside the
 kernel (the Mosaic path rounds x with a separate XLA pass when asked). The kernel runs on Hopper
-GPUs only: it has no interpret mode in the suite (the CPU worker's interpret default applies to
-pallas_call, not to plgpu.kernel).
+GPUs only: it has no interpret mode in the suite (refuse_interpret_mode): its three warpgroups
+are beyond the CPU tracer's interpreter for Mosaic GPU kernels (worker/mosaic_interpret.py runs
+one warpgroup a block), and JAX's own Mosaic GPU interpreter (interpret_params, for the tests)
+cannot be exported to the executor.
 
 Accuracy note (to check on the GPU): TF32 wgmma reads float32 operands from SMEM and drops their
 low 13 mantissa bits (truncation), unlike Triton, which rounds each tile to nearest in registers

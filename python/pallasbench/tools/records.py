@@ -70,6 +70,9 @@ def read(argument: str) -> list[tuple[dict, Source]]:
             raise ToolUsageError(f"{path}:{number}: not a JSON record ({e.msg})") from e
         if not isinstance(record, dict) or "kernel_name" not in record or "status" not in record:
             raise ToolUsageError(f"{path}:{number}: not a PallasBench record (no kernel_name or status)")
+        # A record from before the `passed` field gets it here, once, by passed()'s rule: every
+        # tool (and an exported dataset's column, one bool type) then reads the field.
+        record.setdefault("passed", passed(record))
         records.append((record, Source(path, number)))
     return records
 

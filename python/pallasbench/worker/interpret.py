@@ -4,13 +4,16 @@ Pallas kernels written for the GPU refuse to lower on the CPU backend. On the CP
 makes `interpret=True` the default of `pl.pallas_call` before any task or candidate is imported,
 so the same source runs unchanged on both (the jaxpr still holds the pallas_call equation).
 `suspended()` turns the default off for a while: tests use it to lower kernels for CUDA on the
-CPU, which runs Pallas's real Triton lowering rules without a GPU.
+CPU, which runs Pallas's real Triton lowering rules without a GPU. `forced(True)`, the tracer's
+rule for the module it runs on the CPU, interprets every Pallas kernel, Mosaic GPU's
+`plgpu.kernel` included (worker/mosaic_interpret.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 
 _patched = False
 _active = True
@@ -71,10 +74,28 @@ def forced(value: bool):
     CPU tracer exports the module it runs with True and the CUDA module it is judged by with
     False, so library kernels that pass interpret=False run on the CPU, and an explicit
     interpret=True cannot hide the kernel there (on a GPU machine nothing is forced: an
-    interpret-mode kernel leaves no Pallas kernel in the module and is refused)."""
+    interpret-mode kernel leaves no Pallas kernel in the module and is refused).
+
+    Kernels Pallas builds elsewhere (Mosaic GPU's plgpu.kernel, pl.kernel, pl.core_map, a
+    pallas_call imported before the patch) follow JAX's own switch, read as `switch or
+    interpret`: forced on, it is True, and plgpu.kernel runs through Pallas's interpreter with
+    worker/mosaic_interpret.py's rules (JAX's Mosaic GPU interpreter needs host callbacks,
+    which jax.export cannot hand over); forced off, it is cleared in this thread, so no setting
+    of the candidate's interprets the CUDA module. An explicit interpret= on plgpu.kernel is
+    left alone there: an interpreted kernel leaves no Mosaic GPU kernel in the CUDA module, which
+    the harness refuses."""
     global _forced
+    from jax._src import config
+
+    switch = config.pallas_tpu_interpret_mode_context_manager
+    if value and "jax._src.pallas.mosaic_gpu.core" in sys.modules:  # a Mosaic GPU kernel may be traced
+        from pallasbench.worker import mosaic_interpret
+
+        mosaic_interpret.install()
     previous, _forced = _forced, value
+    previous_switch = switch.swap_local(True if value else None)
     try:
         yield
     finally:
+        switch.set_local(previous_switch)
         _forced = previous

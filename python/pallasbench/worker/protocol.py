@@ -23,11 +23,13 @@ from pallasbench.task.dtypes import DTYPES  # noqa: E402  (float32, bfloat16, fl
 
 
 class CommandError(Exception):
-    """A failure to report with its kind: compile_error, runtime_error, task_error, usage_error."""
+    """A failure to report with its kind: compile_error, runtime_error, task_error, usage_error;
+    `details`, a failure to lower a kernel's (worker/backends.py): backend, chosen_by,
+    candidate_line, fixes."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, details: dict | None = None):
         super().__init__(message)
-        self.kind = kind
+        self.kind, self.details = kind, details
 
 
 class _BadField(Exception):

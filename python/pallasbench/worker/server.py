@@ -82,12 +82,14 @@ def handle(handler, line: str) -> dict:
         return {"id": request_id, "ok": True, **getattr(handler, f"cmd_{command}")(request)}
     except CommandError as exc:
         kind, message, failure = exc.kind, str(exc), exc
+        lowering = exc.details
     except registry.TaskError as exc:
-        kind, message, failure = "task_error", str(exc), exc
+        kind, message, failure, lowering = "task_error", str(exc), exc, None
     except Exception as exc:  # the process survives anything a kernel or task throws
-        kind, message, failure = "runtime_error", f"{type(exc).__name__}: {exc}", exc
+        kind, message, failure, lowering = "runtime_error", f"{type(exc).__name__}: {exc}", exc, None
     # Formatted from the exception itself: past its except block format_exc() has nothing left
     # ("NoneType: None").
-    return {"id": request_id, "ok": False,
-            "error": {"kind": kind, "message": message,
-                      "traceback": "".join(traceback.format_exception(failure))}}
+    error = {"kind": kind, "message": message, "traceback": "".join(traceback.format_exception(failure))}
+    if lowering:
+        error["lowering"] = lowering
+    return {"id": request_id, "ok": False, "error": error}

@@ -12,9 +12,13 @@ compiles the module it hands over and the harness analyses that module's StableH
 the tracer reports about the jaxpr only ever adds reasons to refuse (docs/threat_model.md).
 
 On a GPU machine it exports the CUDA lowering. On a CPU-only machine it exports two: the Pallas
-interpret-mode lowering, which the executor runs, and the CUDA lowering (Pallas's real Triton
-lowering runs without a GPU), which the harness analyses. That the two match cannot be verified
-there.
+interpret-mode lowering, which the executor runs, and the CUDA lowering (Pallas's real Triton and
+Mosaic GPU lowerings run without a GPU), which the harness analyses. That the two match cannot be
+verified there. Both lower as the GPU machine's jax (0.11) does, whatever jax runs here
+(worker/backends.py): a plain pl.pallas_call with Triton, a pallas_call with Mosaic GPU compiler
+params refused; plgpu.kernel runs through Pallas's interpreter with worker/mosaic_interpret.py's
+rules, and a kernel those cannot run is refused saying so. A failure to lower says which backend
+JAX chose and why, the candidate's line and the usual fixes (the error's `lowering` details).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from pathlib import Path
 
 from pallasbench.task import dtypes, registry
-from pallasbench.worker import interpret, jaxpr_info, server
+from pallasbench.worker import backends, interpret, jaxpr_info, server
 from pallasbench.worker.protocol import Candidate, CommandError, TraceRequest
 
 # Custom calls that carry Pallas kernels (Triton, Mosaic GPU): export refuses them unless told.
@@ -132,24 +136,29 @@ class Tracer:
         fn, module = _import_candidate(req.candidate)
         avals = [jax.ShapeDtypeStruct(tuple(s.shape), dtypes.numpy_dtype(s.dtype)) for s in req.inputs]
         on_cpu = req.platform == "cpu"
+        found: list[dict] = []
         try:
             t0 = time.perf_counter()
             with interpret.forced(False) if on_cpu else interpret.suspended(), _target(req.device_kind):
                 closed = jax.make_jaxpr(fn)(*avals)
                 _refuse_host_callbacks(closed)
+                found = backends.kernels(closed)
+                backends.refuse_mosaic_pallas_call(found)
+                backends.refuse_interpreted_mosaic_kernel(found)
                 analysis = export(fn, avals, "cuda")
             t1 = time.perf_counter()
             executable = None
             if on_cpu:
                 jax.clear_caches()  # interpret mode must not meet a trace cached above
-                with interpret.forced(True):
-                    executable = export(fn, avals, "cpu")
+                executable = _export_interpreted(fn, avals, found)
             t2 = time.perf_counter()
         except CommandError:
             raise
+        except backends.Refused as exc:
+            raise CommandError("compile_error", str(exc), exc.details) from exc
         except Exception as exc:
-            raise CommandError("compile_error", f"tracing or exporting 'kernel' failed: "
-                               f"{type(exc).__name__}: {exc}") from exc
+            message, details = backends.explain(exc, found, _candidate_path(req.candidate), req.candidate.name)
+            raise CommandError("compile_error", message, details) from exc
         return {
             "module": base64.b64encode(executable or analysis).decode(),
             "analysis_module": base64.b64encode(analysis).decode() if on_cpu else None,
@@ -160,6 +169,31 @@ class Tracer:
             "trace_s": t1 - t0,
             "interpret_export_s": t2 - t1 if on_cpu else None,
         }
+
+
+def _candidate_path(candidate: Candidate) -> Path | None:
+    return None if candidate.task is not None else Path.cwd() / "candidate.py"
+
+
+def _export_interpreted(fn, avals, found: list[dict]) -> bytes:
+    """The module the executor runs on the CPU: every kernel interpreted. A Mosaic GPU kernel
+    the interpreter cannot run is refused naming what it cannot run: its CUDA lowering passed,
+    so only a GPU can judge it."""
+    from pallasbench.worker import mosaic_interpret
+
+    try:
+        with interpret.forced(True):
+            return export(fn, avals, "cpu")
+    except Exception as exc:
+        reason = next((e for e in backends.exception_chain(exc) if isinstance(e, mosaic_interpret.Unsupported)), None)
+        if reason is None:
+            raise
+        chosen = "; ".join(dict.fromkeys(k["why"] for k in found if k["backend"] == backends.MOSAIC_GPU))
+        raise CommandError("compile_error", f"not runnable on the CPU: the CPU's Mosaic GPU interpreter cannot run "
+                           f"{reason}. The kernel lowered for CUDA; judge it on a GPU (--device gpu)",
+                           {"backend": backends.MOSAIC_GPU, "chosen_by": chosen, "candidate_line": "",
+                            "fixes": ["evaluate it on a GPU machine: pallasbench eval --device gpu",
+                                      f"what the CPU interpreter runs: {backends.GUIDE}"]}) from exc
 
 
 def _refuse_host_callbacks(closed):
@@ -196,6 +230,7 @@ def main() -> int:
     channel = server.claim_stdout()
     import jax
 
+    backends.lower_as_gpu_machine()  # before any candidate is imported
     if interpret.on_cpu():
         interpret.enable_interpret_default()
     jax.numpy.zeros(1).block_until_ready()  # backend up before the candidate arrives (warm spare)
