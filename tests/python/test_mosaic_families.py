@@ -9,13 +9,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallasbench.kernels import mosaic_elementwise, mosaic_matmul, mosaic_stream
-from pallasbench.task import dtypes, registry
+from pallasbench.kernels import mosaic_elementwise, mosaic_matmul, mosaic_rows, mosaic_stream
+from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-FAMILIES = {"elementwise": mosaic_elementwise}
+FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows}
 KERNELS = {task: kernel for family in FAMILIES.values() for task, kernel in family.KERNELS.items()}
 
 
@@ -46,11 +46,15 @@ def _float64(x):
     return jnp.asarray(np.asarray(x.astype(jnp.float32), np.float64)) if mosaic_stream.is_float(x.dtype) else x
 
 
-def check_against_reference(task_name, dtype, **kwargs):
+def check_against_reference(task_name, dtype, case=None, **kwargs):
     """The kernel at SMALL in the interpreter against the task's float64 reference, within the
-    task's tolerance at `dtype` (the reference rounded once to the dtype, as the harness does)."""
+    task's tolerance at `dtype` (the reference rounded once to the dtype, as the harness does);
+    on a stress case's inputs when `case` is given."""
     task = registry.load(task_name)
-    xs = _inputs(task, dtype)
+    if case is None:
+        xs = _inputs(task, dtype)
+    else:
+        xs = [jnp.asarray(a) for a in stress.make_inputs(task, case, np.random.default_rng(1), task.SHAPES["small"])]
     out = np.asarray(KERNELS[task_name](*xs, **kwargs).astype(jnp.float32), np.float64)
     with jax.enable_x64():
         ref = np.asarray(task.reference(*[_float64(x) for x in xs]))
@@ -63,12 +67,18 @@ def check_against_reference(task_name, dtype, **kwargs):
 
 
 INTERPRETED = [("relu", "float32"), ("fused_bias_gelu_dropout", "bfloat16"), ("softplus", "float32"),
-               ("sigmoid_bce", "bfloat16")]
+               ("sigmoid_bce", "bfloat16"), ("softmax", "float32"), ("rmsnorm_residual", "bfloat16")]
 
 
 @pytest.mark.parametrize("task_name, dtype", INTERPRETED)
 def test_interpreted_matches_reference(task_name, dtype):
     check_against_reference(task_name, dtype, interpret=mosaic_matmul.interpret_params())
+
+
+def test_norms_hold_rows_far_from_zero():
+    """layernorm's offset case (a per-row constant up to 1e3): a plain float32 mean would carry
+    ~1e-4 into every output, 10 times the tolerance."""
+    check_against_reference("layernorm", "float32", case="offset", interpret=mosaic_matmul.interpret_params())
 
 
 def test_the_worker_interpret_mode_picks_the_interpreter():

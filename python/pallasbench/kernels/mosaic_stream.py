@@ -76,10 +76,11 @@ def interpret_for(interpret):
     return mosaic_matmul.interpret_params() if worker_interpret.interpreting() else None
 
 
-def rows_layout():
-    """Warps own rows: (4, 128) tiles, warp w holding row w of each, its 32 lanes 4 columns each."""
+def rows_layout(vec: int = VEC):
+    """Warps own rows: (4, 32 vec) tiles, warp w holding row w of each, its 32 lanes `vec`
+    columns each (vec < VEC only for rows narrower than 128 columns)."""
     gpu = plgpu()
-    return gpu.Layout.TILED(gpu.Tiling(((4, 32 * VEC), (VEC,))), warp_dims=(-3,), lane_dims=(-2,),
+    return gpu.Layout.TILED(gpu.Tiling(((4, 32 * vec), (vec,))), warp_dims=(-3,), lane_dims=(-2,),
                             vector_dim=-1)
 
 
@@ -170,13 +171,12 @@ def store_range(smem, gmem, start, count: int) -> None:
 
 
 def load_range(gmem, smem, barrier, start, count: int) -> None:
-    """gmem[start:start + count] -> smem[0:count] (copies of at most MAX_BOX elements arriving
-    on one barrier, which counts them), then waits for them."""
+    """gmem[start:start + count] -> smem[0:count], copies of at most MAX_BOX elements arriving
+    on `barrier` (range_copies(count) of them: the barrier's arrival count must include them)."""
     gpu = plgpu()
     for off in range(0, count, MAX_BOX):
         n = min(MAX_BOX, count - off)
         gpu.copy_gmem_to_smem(gmem.at[pl.ds(start + off, n)], smem.at[pl.ds(off, n)], barrier)
-    gpu.barrier_wait(barrier)
 
 
 def range_copies(count: int) -> int:
