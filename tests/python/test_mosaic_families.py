@@ -9,13 +9,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallasbench.kernels import mosaic_elementwise, mosaic_matmul, mosaic_rows, mosaic_stream
+from pallasbench.kernels import (mosaic_elementwise, mosaic_matmul, mosaic_reductions, mosaic_rows,
+                                 mosaic_stream)
 from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows}
+FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows, "reductions": mosaic_reductions}
 KERNELS = {task: kernel for family in FAMILIES.values() for task, kernel in family.KERNELS.items()}
 
 
@@ -67,7 +68,8 @@ def check_against_reference(task_name, dtype, case=None, **kwargs):
 
 
 INTERPRETED = [("relu", "float32"), ("fused_bias_gelu_dropout", "bfloat16"), ("softplus", "float32"),
-               ("sigmoid_bce", "bfloat16"), ("softmax", "float32"), ("rmsnorm_residual", "bfloat16")]
+               ("sigmoid_bce", "bfloat16"), ("softmax", "float32"), ("rmsnorm_residual", "bfloat16"),
+               ("reduce_sum", "float32"), ("fused_softmax_cross_entropy", "bfloat16")]
 
 
 @pytest.mark.parametrize("task_name, dtype", INTERPRETED)
@@ -79,6 +81,12 @@ def test_norms_hold_rows_far_from_zero():
     """layernorm's offset case (a per-row constant up to 1e3): a plain float32 mean would carry
     ~1e-4 into every output, 10 times the tolerance."""
     check_against_reference("layernorm", "float32", case="offset", interpret=mosaic_matmul.interpret_params())
+
+
+def test_cross_entropy_folds_labels_and_an_online_max():
+    """Per-row labels come in through SMEM; logits offset by up to 1e3 a row keep the loss exact
+    to float32 rounding of O(1) values ((max - logit) + log(sum))."""
+    check_against_reference("cross_entropy", "float32", case="offset", interpret=mosaic_matmul.interpret_params())
 
 
 def test_the_worker_interpret_mode_picks_the_interpreter():
