@@ -9,14 +9,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallasbench.kernels import (mosaic_elementwise, mosaic_matmul, mosaic_reductions, mosaic_rows,
-                                 mosaic_stream)
+from pallasbench.kernels import (mosaic_columns, mosaic_elementwise, mosaic_matmul, mosaic_reductions,
+                                 mosaic_rows, mosaic_stream)
 from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows, "reductions": mosaic_reductions}
+FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows, "reductions": mosaic_reductions,
+            "columns": mosaic_columns}
 KERNELS = {task: kernel for family in FAMILIES.values() for task, kernel in family.KERNELS.items()}
 
 
@@ -47,7 +48,7 @@ def _float64(x):
     return jnp.asarray(np.asarray(x.astype(jnp.float32), np.float64)) if mosaic_stream.is_float(x.dtype) else x
 
 
-def check_against_reference(task_name, dtype, case=None, **kwargs):
+def check_against_reference(task_name, dtype, case=None, seed=1, **kwargs):
     """The kernel at SMALL in the interpreter against the task's float64 reference, within the
     task's tolerance at `dtype` (the reference rounded once to the dtype, as the harness does);
     on a stress case's inputs when `case` is given."""
@@ -55,7 +56,7 @@ def check_against_reference(task_name, dtype, case=None, **kwargs):
     if case is None:
         xs = _inputs(task, dtype)
     else:
-        xs = [jnp.asarray(a) for a in stress.make_inputs(task, case, np.random.default_rng(1), task.SHAPES["small"])]
+        xs = [jnp.asarray(a) for a in stress.make_inputs(task, case, np.random.default_rng(seed), task.SHAPES["small"])]
     out = np.asarray(KERNELS[task_name](*xs, **kwargs).astype(jnp.float32), np.float64)
     with jax.enable_x64():
         ref = np.asarray(task.reference(*[_float64(x) for x in xs]))
@@ -69,7 +70,7 @@ def check_against_reference(task_name, dtype, case=None, **kwargs):
 
 INTERPRETED = [("relu", "float32"), ("fused_bias_gelu_dropout", "bfloat16"), ("softplus", "float32"),
                ("sigmoid_bce", "bfloat16"), ("softmax", "float32"), ("rmsnorm_residual", "bfloat16"),
-               ("reduce_sum", "float32"), ("fused_softmax_cross_entropy", "bfloat16")]
+               ("reduce_sum", "float32"), ("fused_softmax_cross_entropy", "bfloat16"), ("col_sum", "bfloat16")]
 
 
 @pytest.mark.parametrize("task_name, dtype", INTERPRETED)
@@ -87,6 +88,20 @@ def test_cross_entropy_folds_labels_and_an_online_max():
     """Per-row labels come in through SMEM; logits offset by up to 1e3 a row keep the loss exact
     to float32 rounding of O(1) values ((max - logit) + log(sum))."""
     check_against_reference("cross_entropy", "float32", case="offset", interpret=mosaic_matmul.interpret_params())
+
+
+def test_batch_norm_holds_offset_columns():
+    """Columns up to 1e3 from 0: x - p is exact, p the pivot."""
+    check_against_reference("batch_norm_1d", "float32", case="offset", interpret=mosaic_matmul.interpret_params())
+
+
+def test_batch_norm_centres_on_a_pivot_near_the_mean():
+    """The large case (x30): where gamma * (x - mean) * rstd cancels against beta, the output
+    keeps the rounding of mean(x - p). With row 0 as the pivot p (up to 3 sigma off the mean)
+    this input erred by 1.4 times the tolerance; with the first tile's mean, by half of it
+    (XLA's two-pass float32 reference: 0.47)."""
+    check_against_reference("batch_norm_1d", "float32", case="large", seed=8,
+                            interpret=mosaic_matmul.interpret_params())
 
 
 def test_the_worker_interpret_mode_picks_the_interpreter():
