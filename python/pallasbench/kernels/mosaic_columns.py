@@ -136,7 +136,7 @@ def _partials_kernel(x_gmem, *refs, fold, g: Grid, pivot, stages, interpreting):
     lay = ms.Layouts(ms.rows_layout(), interpreting)
     j, k = _strip_and_part(g)
     if pivot:
-        p = lay.spread(_pivot(x_gmem, pivot_smem, barrier.at[0], lay, j, g), (g.br, g.bc), 0)
+        p = lay.spread(_pivot(x_gmem, pivot_smem, ms.single(barrier), lay, j, g), (g.br, g.bc), 0)
 
     def body(indices, tile, state):
         v = lay.load(tile)
@@ -203,8 +203,8 @@ def _combine_kernel(heads, tails, out_gmem, parts_smem, out_smem, barrier, *, g:
     lay = ms.Layouts(ms.rows_layout(), interpreting)
     cols = pl.ds(lax.axis_index("cta") * g.bc, g.bc)
     for i, src in enumerate((heads, tails)):
-        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], barrier.at[0])
-    gpu.barrier_wait(barrier.at[0])
+        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], ms.single(barrier))
+    gpu.barrier_wait(ms.single(barrier))
     total = jnp.sum(lay.load(parts_smem.at[0]), axis=0) + jnp.sum(lay.load(parts_smem.at[1]), axis=0)
     out_smem[...] = total.astype(out_smem.dtype)
     gpu.commit_smem()
@@ -247,11 +247,11 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
     j, k = _strip_and_part(g)
     cols = pl.ds(j * g.bc, g.bc)
     for i, src in enumerate((means, m2s)):
-        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], barrier.at[0])
+        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], ms.single(barrier))
     for i, src in enumerate((gamma, beta)):
-        gpu.copy_gmem_to_smem(src.at[cols], vec_smem.at[i], barrier.at[0])
-    p = _pivot(x_gmem, pivot_smem, pivot_barrier.at[0], lay, j, g)
-    gpu.barrier_wait(barrier.at[0])
+        gpu.copy_gmem_to_smem(src.at[cols], vec_smem.at[i], ms.single(barrier))
+    p = _pivot(x_gmem, pivot_smem, ms.single(pivot_barrier), lay, j, g)
+    gpu.barrier_wait(ms.single(barrier))
     mean, m2 = merge_moments(lay, lay.load(parts_smem.at[0]), lay.load(parts_smem.at[1]), g.steps * g.br)
     var = m2 * (1.0 / rows)  # of s = x - p, as of x
     scale = lay.load_reduced(vec_smem.at[0], 0) * _rsqrt_refined(var + EPS)

@@ -143,7 +143,7 @@ def _kernel(*refs, fns, kinds, tile, cols, steps, stages, vec, interpreting):
     cta = lax.axis_index("cta")
     first_row = cta * (steps * br)
     if n_rows_in:  # the CTA's stretch of each per-row input, before the pipeline starts
-        barrier = refs[-1].at[0]
+        barrier = ms.single(refs[-1])
         for g, smem in zip([g for g, k in zip(in_gmem, kinds) if k == 1], row_smem):
             ms.load_range(g, smem, barrier, first_row, steps * br)
         gpu.barrier_wait(barrier)

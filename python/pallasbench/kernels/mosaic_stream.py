@@ -179,6 +179,12 @@ def load_range(gmem, smem, barrier, start, count: int) -> None:
         gpu.copy_gmem_to_smem(gmem.at[pl.ds(start + off, n)], smem.at[pl.ds(off, n)], barrier)
 
 
+def single(barrier):
+    """The one barrier of a `Barrier()` allocation: JAX 0.10.2 gives it shape (1,) (index it),
+    0.11.2 shape () (use it as it is)."""
+    return barrier.at[0] if barrier.shape else barrier
+
+
 def range_copies(count: int) -> int:
     return -(-count // MAX_BOX)
 
