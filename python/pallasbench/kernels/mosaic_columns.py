@@ -110,7 +110,8 @@ def column_partials(fold, x, *, pivot: bool, name=None, config: Config | None = 
     interpret = ms.interpret_for(interpret)
     body = functools.partial(_partials_kernel, fold=fold, g=g, pivot=pivot, stages=cfg.stages,
                              interpreting=interpret is not None)
-    scratch = [gpu.SMEM((n_out, g.bc), jnp.float32), gpu.SMEM((g.br, g.bc), x.dtype), gpu.Barrier(num_arrivals=1)]
+    scratch = [gpu.SMEM((n_out, g.bc), jnp.float32), gpu.SMEM((g.br, g.bc), x.dtype),
+               gpu.Barrier(num_arrivals=1, num_barriers=1)]
     outs = ms.launch(body, [x], [ms.struct((g.parts, cols), jnp.float32)] * n_out, ctas=g.ctas,
                      scratch=scratch, name=f"{name}_partials", interpret=interpret)
     return outs, g
@@ -136,7 +137,7 @@ def _partials_kernel(x_gmem, *refs, fold, g: Grid, pivot, stages, interpreting):
     lay = ms.Layouts(ms.rows_layout(), interpreting)
     j, k = _strip_and_part(g)
     if pivot:
-        p = lay.spread(_pivot(x_gmem, pivot_smem, ms.single(barrier), lay, j, g), (g.br, g.bc), 0)
+        p = lay.spread(_pivot(x_gmem, pivot_smem, barrier.at[0], lay, j, g), (g.br, g.bc), 0)
 
     def body(indices, tile, state):
         v = lay.load(tile)
@@ -192,7 +193,7 @@ def col_sum(x, *, name="col_sum", config: Config | None = None, interpret=ms.AUT
     interpret = ms.interpret_for(interpret)
     gpu = ms.plgpu()
     scratch = [gpu.SMEM((2, g.parts, g.bc), jnp.float32), gpu.SMEM((g.bc,), x.dtype),
-               gpu.Barrier(num_arrivals=2)]
+               gpu.Barrier(num_arrivals=2, num_barriers=1)]
     body = functools.partial(_combine_kernel, g=g, interpreting=interpret is not None)
     return ms.launch(body, [heads, tails], ms.struct((x.shape[1],), x.dtype), ctas=g.strips,
                      scratch=scratch, name=name, interpret=interpret)
@@ -203,8 +204,8 @@ def _combine_kernel(heads, tails, out_gmem, parts_smem, out_smem, barrier, *, g:
     lay = ms.Layouts(ms.rows_layout(), interpreting)
     cols = pl.ds(lax.axis_index("cta") * g.bc, g.bc)
     for i, src in enumerate((heads, tails)):
-        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], ms.single(barrier))
-    gpu.barrier_wait(ms.single(barrier))
+        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], barrier.at[0])
+    gpu.barrier_wait(barrier.at[0])
     total = jnp.sum(lay.load(parts_smem.at[0]), axis=0) + jnp.sum(lay.load(parts_smem.at[1]), axis=0)
     out_smem[...] = total.astype(out_smem.dtype)
     gpu.commit_smem()
@@ -223,9 +224,10 @@ def batch_norm_1d(x, gamma, beta, *, name="batch_norm_1d", config: Config | None
     gpu = ms.plgpu()
     tile = (g.br, g.bc)
     scratch = [gpu.SMEM((2, g.parts, g.bc), jnp.float32), gpu.SMEM((2, g.bc), x.dtype), gpu.SMEM(tile, x.dtype),
-               gpu.SMEM((cfg.out_slots, *tile), x.dtype), gpu.Barrier(num_arrivals=4), gpu.Barrier(num_arrivals=1)]
-    ms.check_smem(name, (cfg.stages + 1 + cfg.out_slots) * g.br * g.bc * x.dtype.itemsize + 2 * g.parts * g.bc * 4
-                  + 2 * g.bc * x.dtype.itemsize, "the normalizing pass")
+               gpu.SMEM((cfg.out_slots, *tile), x.dtype), gpu.Barrier(num_arrivals=4, num_barriers=1),
+               gpu.Barrier(num_arrivals=1, num_barriers=1)]
+    tiles = (cfg.stages + 1 + cfg.out_slots) * g.br * g.bc * x.dtype.itemsize  # ring, pivot tile, outputs
+    ms.check_smem(name, tiles + 2 * g.parts * g.bc * 4 + 2 * g.bc * x.dtype.itemsize, "the normalizing pass")
     body = functools.partial(_normalize_kernel, g=g, rows=x.shape[0], cfg=cfg,
                              interpreting=interpret is not None)
     return ms.launch(body, [x, means, m2s, gamma, beta], ms.struct(x.shape, x.dtype), ctas=g.ctas,
@@ -247,11 +249,11 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
     j, k = _strip_and_part(g)
     cols = pl.ds(j * g.bc, g.bc)
     for i, src in enumerate((means, m2s)):
-        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], ms.single(barrier))
+        gpu.copy_gmem_to_smem(src.at[:, cols], parts_smem.at[i], barrier.at[0])
     for i, src in enumerate((gamma, beta)):
-        gpu.copy_gmem_to_smem(src.at[cols], vec_smem.at[i], ms.single(barrier))
-    p = _pivot(x_gmem, pivot_smem, ms.single(pivot_barrier), lay, j, g)
-    gpu.barrier_wait(ms.single(barrier))
+        gpu.copy_gmem_to_smem(src.at[cols], vec_smem.at[i], barrier.at[0])
+    p = _pivot(x_gmem, pivot_smem, pivot_barrier.at[0], lay, j, g)
+    gpu.barrier_wait(barrier.at[0])
     mean, m2 = merge_moments(lay, lay.load(parts_smem.at[0]), lay.load(parts_smem.at[1]), g.steps * g.br)
     var = m2 * (1.0 / rows)  # of s = x - p, as of x
     scale = lay.load_reduced(vec_smem.at[0], 0) * _rsqrt_refined(var + EPS)

@@ -122,7 +122,7 @@ def reduce_rows(step, init, finish, *operands, out_dtype=None, name=None, config
     scratch = [gpu.SMEM((rows_per_cta,), out_dtype)]
     scratch += [gpu.SMEM((rows_per_cta,), a.dtype) for a in operands if a.ndim == 1]
     n_copies = ms.range_copies(rows_per_cta) * kinds.count(1)
-    scratch += [gpu.Barrier(num_arrivals=n_copies)] if n_copies else []
+    scratch += [gpu.Barrier(num_arrivals=n_copies, num_barriers=1)] if n_copies else []
     interpret = ms.interpret_for(interpret)
     body = functools.partial(_kernel, fns=(step, init, finish), kinds=kinds, tile=(br, bc), cols=cols,
                              steps=rows_per_cta // br, stages=cfg.stages,
@@ -143,7 +143,7 @@ def _kernel(*refs, fns, kinds, tile, cols, steps, stages, vec, interpreting):
     cta = lax.axis_index("cta")
     first_row = cta * (steps * br)
     if n_rows_in:  # the CTA's stretch of each per-row input, before the pipeline starts
-        barrier = ms.single(refs[-1])
+        barrier = refs[-1].at[0]
         for g, smem in zip([g for g, k in zip(in_gmem, kinds) if k == 1], row_smem):
             ms.load_range(g, smem, barrier, first_row, steps * br)
         gpu.barrier_wait(barrier)

@@ -26,6 +26,8 @@ mosaic_columns): one `plgpu.kernel` each (custom call `mosaic_gpu_v2`), never `p
   `layout_cast` and cannot reshape an SMEM ref, so `Layouts` skips the casts there and the row
   family reshapes values instead of refs. The numbers are the same: layouts only say which
   thread holds which element.
+- Barriers are allocated with num_barriers=1 and indexed `.at[0]`: the default allocation has
+  shape (1,) on JAX 0.10.2 and () on 0.11.2.
 """
 
 from __future__ import annotations
@@ -177,12 +179,6 @@ def load_range(gmem, smem, barrier, start, count: int) -> None:
     for off in range(0, count, MAX_BOX):
         n = min(MAX_BOX, count - off)
         gpu.copy_gmem_to_smem(gmem.at[pl.ds(start + off, n)], smem.at[pl.ds(off, n)], barrier)
-
-
-def single(barrier):
-    """The one barrier of a `Barrier()` allocation: JAX 0.10.2 gives it shape (1,) (index it),
-    0.11.2 shape () (use it as it is)."""
-    return barrier.at[0] if barrier.shape else barrier
 
 
 def range_copies(count: int) -> int:
