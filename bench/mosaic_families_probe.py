@@ -106,7 +106,8 @@ def finish(prepared, iters):
         try:
             start, compiled, end = job.result()
             record[f"{impl}_compile_s"] = round(end - start, 3)
-            if impl in ("mosaic", "xla"):
+            # XLA's own error only beside a Mosaic kernel past half its tolerance (saves time).
+            if impl == "mosaic" or impl == "xla" and record.get("max_err_over_tol", 1.0) > 0.5:
                 ref = reference(task, record["dtype"], host) if ref is None else ref
                 err, norm, tol = errors(task, record["dtype"], compiled(*xs), ref)
                 if impl == "mosaic":
@@ -166,10 +167,14 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--deadline", type=float, default=float("inf"))
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--summary-only", action="store_true", help="rebuild summary.md from results.jsonl")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.jsonl"
+    if args.summary_only:
+        (out / "summary.md").write_text(summary([json.loads(s) for s in results.read_text().splitlines()]))
+        return
     lines = [json.loads(s) for s in results.read_text().splitlines()] if args.resume and results.exists() else []
     seen = {r.get("key") or f"{r['task']}/{r['size']}/{r['dtype']}" for r in lines}
     if not args.resume:
@@ -178,11 +183,11 @@ def main():
             {"jax": jax.__version__, "device": str(jax.devices()[0].device_kind),
              "timer": "jax.experimental.mosaic.gpu.profiler.measure (CUPTI), median of --iters",
              "iters": args.iters}, indent=1))
-    # Families interleaved, each task at every dtype in turn: a deadline cuts every family alike.
+    # Every task at the first dtype, then the next; families interleaved: a deadline cuts them alike.
     ranked = {t: i for m in FAMILIES.values() for i, t in enumerate(m.KERNELS)}
     tasks = args.tasks.split(",") if args.tasks else sorted(FAMILY_OF, key=lambda t: (ranked[t], FAMILY_OF[t]))
-    keys = [(name, size, dtype) for size in args.sizes.split(",") for name in tasks
-            for dtype in args.dtypes.split(",") if f"{name}/{size}/{dtype}" not in seen]
+    keys = [(name, size, dtype) for size in args.sizes.split(",") for dtype in args.dtypes.split(",")
+            for name in tasks if f"{name}/{size}/{dtype}" not in seen]
 
     def run(prepared):
         record = prepared[3]
