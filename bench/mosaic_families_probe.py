@@ -15,7 +15,13 @@ is written as started and not finished, so a rerun with --resume skips it. `--de
 since the epoch) stops starting new work past it. summary.md is rebuilt from results.jsonl.
 
   python3 bench/mosaic_families_probe.py --out DIR [--sizes medium] [--dtypes float32,bfloat16]
-      [--tasks a,b] [--iters 20] [--deadline EPOCH] [--resume]
+      [--tasks a,b] [--iters 20] [--deadline EPOCH] [--resume] [--summary-only]
+
+On the device machine (python3 there has jax 0.11.2), a run that survives a crashing kernel:
+  R=$OUT/r; D=$(( $(date +%s) + 240 )); for i in 1 2 3; do A=""; [ $i -gt 1 ] && A=--resume;
+  PYTHONUNBUFFERED=1 python3 bench/mosaic_families_probe.py --out $R --iters 10 --deadline $D $A
+  >> $R/log.txt 2>&1 && break; done; python3 bench/mosaic_families_probe.py --out $R --summary-only
+Not run yet (2026-12-06: no device machine could be started for the helper that wrote it).
 """
 
 import argparse
