@@ -35,6 +35,7 @@ SECONDS = {
     "python/test_tuning.py": 22,
     "python/test_mosaic_matmul.py": 21,
     "python/test_tasks.py": 21,
+    "python/test_mosaic_families.py": 21,
     "e2e/test_api.py": 16,
     "e2e/test_shard.py": 16,
     "e2e/test_cli_export.py": 14,
