@@ -25,6 +25,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_columns
 
 NAME = "batch_norm_1d"
 LEVEL = 1
@@ -199,6 +200,10 @@ def kernel(x, gamma, beta):
         out_specs=tile,
         compiler_params=tl.triton_params(num_warps=8 if br * bc >= TILE else 4, num_stages=1),
     )(x, x, part_mean, part_m2, gamma, beta)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_columns.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_columns.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -25,6 +25,7 @@ from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
 from pallasbench.kernels import masked, reductions
+from pallasbench.kernels import mosaic_columns
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
 from pallasbench.task.families.rows import REDUCE_STRESS as STRESS
@@ -117,6 +118,10 @@ def kernel(x):
         compiler_params=tl.triton_params(num_warps=8 if chunk * bc2 >= TILE else 4,
                                          num_stages=1),
     )(heads, tails)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_columns.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_columns.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

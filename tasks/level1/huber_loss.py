@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.kernels import mosaic_reductions
 from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
 from pallasbench.task.families.rows import LOSS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
@@ -47,6 +48,10 @@ def _huber_rows(p, t, *, cols):
 def kernel(pred, target):
     return reductions.row_values(functools.partial(_huber_rows, cols=pred.shape[1]), pred, target,
                                  others=(0.0, 0.0), block_bytes=BLOCK_BYTES, num_warps=8, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_reductions.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_reductions.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

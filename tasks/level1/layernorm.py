@@ -25,6 +25,7 @@ from jax import lax
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
@@ -116,6 +117,10 @@ def kernel(x):
     whole = {"two_pass": _layernorm_whole, "one_pass": _layernorm_whole_one_pass}[stats]
     # Masked lanes read 0; _centred keeps them at 0 after each shift.
     return rowwise.map_rows(x, whole, _layernorm_tiled, other=0.0, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

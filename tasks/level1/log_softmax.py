@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
@@ -67,6 +68,10 @@ def kernel(x):
         raise ValueError(f"{NAME}: exp {form!r}")
     whole = functools.partial(_log_softmax_whole, exp2=form == "exp2")
     return rowwise.map_rows(x, whole, _log_softmax_tiled, other=-jnp.inf, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task.families.elementwise import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, elements
 from pallasbench.task.families.elementwise import BINARY_INPUTS as INPUTS, make_binary_inputs as make_inputs
 
@@ -26,6 +27,10 @@ def reference(x, y):
 
 def kernel(x, y):
     return elementwise.map_exact(jnp.maximum, x, y, stream=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

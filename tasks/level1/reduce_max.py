@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.kernels import mosaic_reductions
 from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, USES_TF32, make_inputs
 from pallasbench.task.families.rows import REDUCE_STRESS as STRESS, row_reduction_bytes as bytes_moved
 
@@ -32,6 +33,10 @@ def kernel(x):
     return reductions.reduce_rows(x, lambda tile: jnp.max(tile, axis=1), jnp.maximum,
                                   lambda br: jnp.full((br,), -jnp.inf, jnp.float32), lambda best: best,
                                   other=-jnp.inf, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_reductions.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_reductions.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

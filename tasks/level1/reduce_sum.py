@@ -23,6 +23,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import reductions
+from pallasbench.kernels import mosaic_reductions
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
 from pallasbench.task.families.rows import REDUCE_STRESS as STRESS, row_reduction_bytes as bytes_moved
@@ -70,6 +71,10 @@ def kernel(x):
     # Masked lanes read 0: they add nothing to either sum.
     return reductions.reduce_rows(x, functools.partial(_tile_sums, form=form), _add_sums, _zero_sums,
                                   lambda sums: sums[0] + sums[1], other=0.0, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_reductions.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_reductions.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -15,6 +15,7 @@ from jax import lax
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "rmsnorm"
@@ -54,6 +55,10 @@ TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tu
 def kernel(x):
     # Masked lanes read 0: they add nothing to the sum of squares.
     return rowwise.map_rows(x, _rmsnorm_whole, _rmsnorm_tiled, other=0.0, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

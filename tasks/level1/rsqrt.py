@@ -11,6 +11,7 @@ from jax import lax
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task.families.elementwise import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, elements
 from pallasbench.task.families.elementwise import POSITIVE_INPUTS as INPUTS, make_positive_inputs as make_inputs
 
@@ -27,6 +28,10 @@ def reference(x):
 
 def kernel(x):
     return elementwise.map_float32(lax.rsqrt, x, stream=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

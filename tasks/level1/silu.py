@@ -11,6 +11,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task.families.elementwise import (INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved,
                                                   elements, make_inputs)
 
@@ -31,6 +32,10 @@ def _silu(x):
 
 def kernel(x):
     return elementwise.map_float32(_silu, x, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "softmax"
@@ -44,6 +45,10 @@ def _softmax_tiled(block):
 def kernel(x):
     # Masked lanes read -inf: they never win the max and exp gives 0.
     return rowwise.map_rows(x, _softmax_whole, _softmax_tiled, other=-jnp.inf, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

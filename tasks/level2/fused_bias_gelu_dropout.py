@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task import tuning
 
 NAME = "fused_bias_gelu_dropout"
@@ -83,6 +84,10 @@ def kernel(x, b, keep):
         raise ValueError(f"{NAME}: gelu {gelu!r}, scale {scale!r}")
     return elementwise.map_blocks(functools.partial(_body, gelu=gelu, scale=scale), x, b, keep,
                                   pad_edges=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

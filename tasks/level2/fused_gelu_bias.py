@@ -11,6 +11,7 @@ import jax
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task.families.elementwise import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, elements
 
 NAME = "fused_gelu_bias"
@@ -38,6 +39,10 @@ def _gelu_bias(x, b):
 
 def kernel(x, b):
     return elementwise.map_float32(_gelu_bias, x, b, pad_edges=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

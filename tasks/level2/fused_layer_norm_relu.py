@@ -21,6 +21,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import EPS, INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
@@ -58,6 +59,10 @@ def kernel(x):
     if stats not in ("two_pass", "one_pass"):
         raise ValueError(f"{NAME}: stats {stats!r}")
     return rowwise.padded_rows(functools.partial(_body, one_pass=stats == "one_pass"), x, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

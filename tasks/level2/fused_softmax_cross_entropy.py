@@ -14,6 +14,7 @@ from jax import lax
 from pallasbench import task as tl
 from pallasbench.task import tuning
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_reductions
 from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
 from pallasbench.task.families.rows import LOGITS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
@@ -60,6 +61,10 @@ TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tu
 @tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
 def kernel(logits, labels):
     return rowwise.padded_rows(_body, logits, labels, per_row=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_reductions.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_reductions.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

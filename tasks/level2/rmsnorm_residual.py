@@ -11,6 +11,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import rowwise
+from pallasbench.kernels import mosaic_rows
 from pallasbench.task.families.rows import EPS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved
 from pallasbench.task.families.rows import RESIDUAL_INPUTS as INPUTS, make_residual_inputs as make_inputs
 
@@ -36,6 +37,10 @@ def _body(x_ref, r_ref, o_ref, *, cols):
 
 def kernel(x, r):
     return rowwise.padded_rows(_body, x, r, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_rows.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_rows.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import elementwise
+from pallasbench.kernels import mosaic_elementwise
 from pallasbench.task import tuning
 from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
 from pallasbench.task.families.rows import LOGITS_STRESS as STRESS
@@ -74,6 +75,10 @@ def kernel(logits, targets):
         raise ValueError(f"{NAME}: softplus {softplus!r}, exp {exp!r}")
     return elementwise.map_blocks(functools.partial(_body, softplus=softplus, exp2=exp == "exp2"),
                                   logits, targets, pad_edges=True, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_elementwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_elementwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -68,13 +68,17 @@ def plgpu():
 
 
 def interpret_for(interpret):
-    """The `interpret` argument of plgpu.kernel: AUTO follows the worker's interpret mode
-    (JAX's Mosaic GPU interpreter on the CPU worker, a real lowering otherwise); None lowers
-    for the GPU; anything else is passed as it is."""
+    """The `interpret` argument of plgpu.kernel: AUTO passes none inside the tracer, whose choice
+    stands (the CPU tracer's exportable interpreter rules, or a real lowering: worker/interpret.py
+    forced()); elsewhere it follows the worker's interpret mode (JAX's Mosaic GPU interpreter in
+    a CPU process, which cannot be exported, a real lowering otherwise). None lowers for the GPU;
+    anything else is passed as it is."""
     if interpret is not AUTO:
         return interpret
     from pallasbench.worker import interpret as worker_interpret
 
+    if worker_interpret.tracer_decides():
+        return None
     return mosaic_matmul.interpret_params() if worker_interpret.interpreting() else None
 
 

@@ -287,6 +287,8 @@ def render_task(f: dict) -> str:
               f"- **Reference**: {reference_text(f)}.",
               f"- **TF32 allowed** (`USES_TF32`): {yes_no(f['uses_tf32'])}. **Order-dependent** "
               f"(`ORDER_DEPENDENT`, determinism within tolerance): {yes_no(f['order_dependent'])}.",
+              f"- **The suite's implementations** (`--backend`, preferred first): "
+              + ", ".join(f"`{b}`" for b in f["backends"]) + ".",
               "- **Stress cases**:", *stress_lines(f)]
     if line := config_line(f):
         lines.append(line)

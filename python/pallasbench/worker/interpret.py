@@ -57,6 +57,13 @@ def interpreting() -> bool:
     return _patched and _active
 
 
+def tracer_decides() -> bool:
+    """Whether the tracer has forced interpret mode on or off (forced()): a kernel then passes no
+    interpret= of its own, and the tracer's choice (its interpreter rules, or a real lowering)
+    stands."""
+    return _forced is not None
+
+
 @contextlib.contextmanager
 def suspended():
     """Within the block, pallas_call lowers for real (no interpret default)."""
