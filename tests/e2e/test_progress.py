@@ -63,11 +63,11 @@ def test_live_line_on_a_terminal(env, tmp_path):
     assert draws[0].startswith("[0/2] elapsed 0:00  ETA --")
     assert any(re.search(r"ETA \d+:\d\d", text) for text in draws[1:]), draws  # once a task is evaluated
     lanes = [lane for text in draws for lane in text.split(" | ")[1:]]
-    assert any(re.fullmatch(r"(relu|add) \(small\) (%s)" % "|".join(PHASES), lane) for lane in lanes), lanes
+    assert any(re.fullmatch(r"(relu|add) \(small/mosaic_gpu\) (%s)" % "|".join(PHASES), lane) for lane in lanes), lanes
     # Every task's plain line, whole, on a line of its own (right after a clear).
     plain = [text.split("\n")[0] for text in after_clears if "\n" in text]
     for task in ("relu", "add"):
-        assert any(re.fullmatch(r"\[[12]/2\] %s \(small\) ok .* \d+\.\d s" % task, line) for line in plain), plain
+        assert any(re.fullmatch(r"\[[12]/2\] %s \(small/mosaic_gpu\) ok .* \d+\.\d s" % task, line) for line in plain), plain
     # The end is clean: the last clear is followed by the summary, and no live line after it.
     tail = out.rsplit(CLEAR, 1)[1]
     assert "2 tasks: 2 ok" in tail and "elapsed" not in tail and "\x1b" not in tail, tail
@@ -77,7 +77,7 @@ def test_live_line_on_a_terminal(env, tmp_path):
 def test_plain_lines_through_pipes(env, tmp_path):
     result = run_cli(env, "run", "relu", "--size", "small", "--device", "cpu", "--no-timing", "--out", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert re.search(r"^\[1/1\] relu \(small\) ok .*s$", result.stdout, re.M), result.stdout
+    assert re.search(r"^\[1/1\] relu \(small/mosaic_gpu\) ok .*s$", result.stdout, re.M), result.stdout
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\r" not in stream, repr(stream)
         assert "elapsed" not in stream and "ETA" not in stream

@@ -192,7 +192,7 @@ def test_failed_write_keeps_every_earlier_record(env, tmp_path):
                               "cpu", "--no-timing", "--out", str(tmp_path), "--resume"],
                              env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert limited.returncode == 3, limited.stdout + limited.stderr
-    assert "task 'add' (small)" in limited.stderr and "cannot append the record" in limited.stderr
+    assert "task 'add' (small/mosaic_gpu)" in limited.stderr and "cannot append the record" in limited.stderr
     assert "File too large" in limited.stderr and "ends with the last complete record" in limited.stderr
     assert records.read_bytes() == kept
 

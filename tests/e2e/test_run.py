@@ -52,7 +52,10 @@ def test_run_writes_records_and_summary(env, tmp_path):
         assert r["compile"]["lower_s"] > 0 and r["compile"]["compile_s"] > 0
         assert r["environment"]["jax"] and r["environment"]["backend"] == "cpu"
         assert r["stablehlo"].startswith("module")
-        assert any(n["primitive"] == "pallas_call" for n in r["artifacts"]["jaxpr_dag"]["nodes"])
+        assert r["artifacts"]["jaxpr_dag"]["nodes"]
+        # The analysed module holds the Pallas kernels of the implementation the run chose.
+        assert r["trust"]["module_analysis"]["pallas_calls"] >= 1
+        assert r["trust"]["module_analysis"]["backends"] == [r["backend"]] == [r["config"]["backend"]]
     assert "2 tasks: 2 ok" in result.stdout
     assert "[2/2]" in result.stdout
 

@@ -10,6 +10,11 @@ SETUP = ["start the reference, describe the tasks", "describe the device (ceilin
          "evaluate"]
 
 
+def label(record):
+    """How the run names an evaluation beside its task: the size, and Mosaic GPU where it ran."""
+    return "small/mosaic_gpu" if record["config"]["backend"] == "mosaic_gpu" else "small"
+
+
 def test_the_timeline_holds_each_evaluation_and_its_phases(env, tmp_path):
     trace_file = tmp_path / "trace.json"
     proc = run_cli(env, "run", *TASKS, "--size", "small", "--device", "cpu", "--jobs", "2", "--timing-budget", "0.2",
@@ -29,11 +34,12 @@ def test_the_timeline_holds_each_evaluation_and_its_phases(env, tmp_path):
         assert before["ts"] + before["dur"] <= after["ts"] + 1
 
     evaluations = {e["name"]: e for e in spans if e["cat"] == "evaluation"}
-    assert set(evaluations) == {f"{t} (small)" for t in TASKS}
+    labels = {r["kernel_name"]: label(r) for r in records}
+    assert set(evaluations) == {f"{t} ({labels[t]})" for t in TASKS}
     assert {e["tid"] for e in evaluations.values()} == {1, 2}  # both lanes worked
     run_span = setup[-1]
     for record in records:
-        evaluation = evaluations[f"{record['kernel_name']} (small)"]
+        evaluation = evaluations[f"{record['kernel_name']} ({label(record)})"]
         assert evaluation["args"] == {"status": record["status"], "uuid": record["uuid"]}
         assert run_span["ts"] <= evaluation["ts"] and evaluation["ts"] + evaluation["dur"] <= run_span["ts"] + run_span["dur"] + 1
         phases = sorted((e for e in spans if e["cat"] == "phase" and e["args"]["task"] == evaluation["name"]),
