@@ -39,6 +39,9 @@ def test_a_hanging_candidate_costs_only_its_slot(env, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--task", "relu"], "give --task with --candidate(s), or --batch FILE"),
     (["--batch", "nowhere.jsonl"], "--batch nowhere.jsonl: cannot read the file"),
+    # A candidate is what its module holds: --backend chooses among the suite's own kernels only.
+    (["--task", "relu", "--candidates", str(CANDIDATES / "relu_good.py"), "--backend", "all"],
+     "--backend all: a candidate is evaluated as what its module holds"),
 ])
 def test_eval_refuses_what_is_not_a_batch_or_candidates(env, args, message):
     result = run_cli(env, "eval", *args, "--device", "cpu")
