@@ -25,7 +25,6 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
-from pallasbench.kernels import mosaic_columns
 
 NAME = "batch_norm_1d"
 LEVEL = 1
@@ -202,8 +201,10 @@ def kernel(x, gamma, beta):
     )(x, x, part_mean, part_m2, gamma, beta)
 
 
-# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_columns.py): the preferred backend.
-BACKENDS = {"mosaic_gpu": mosaic_columns.KERNELS[NAME], "triton": kernel}
+# Triton only for now: the Mosaic GPU kernel (kernels/mosaic_columns.py batch_norm_1d) passes on
+# the CPU's interpreter and at float32 on an H100, but at bfloat16 MEDIUM it was not bit-identical
+# across two runs and failed a seed (18291 of 4194304 elements; bench/results/2026-12-06-h200-backends,
+# calls 1 and 2): a race the interpreter cannot see. It comes back once fixed on a GPU.
 
 
 def flops(shapes):
