@@ -37,27 +37,35 @@ def suite():
     return registry.discover()  # the task files, by name (nothing imported)
 
 
-# bfloat16 runs each task's preferred implementation (Mosaic GPU's for 36 tasks), float16 every
-# task's Triton one: each backend meets a low-precision dtype, and CI pays for two whole-suite runs,
-# not four (an interpreted Mosaic GPU kernel costs the CPU about twice a Triton one's time).
-@pytest.fixture(scope="module", params=[("bfloat16", "preferred"), ("float16", "triton")], ids=["bfloat16", "float16"])
+# The whole suite at each low-precision dtype on every task's Triton kernel, and one Mosaic GPU
+# task of each family at bfloat16 (their kernels are lowered at LARGE bfloat16 in
+# tests/python/test_mosaic_families.py, and run on the default backend in test_run's whole suite):
+# an interpreted Mosaic GPU kernel costs the CPU about twice a Triton one's time, and the whole
+# suite at bfloat16 on the default backend took 91 s of CI's 492 (bench/results/2026-12-06-cpu).
+MOSAIC_FAMILIES = ("relu", "softmax", "reduce_sum", "col_sum")
+
+
+@pytest.fixture(scope="module", params=[("bfloat16", "triton", None), ("float16", "triton", None),
+                                        ("bfloat16", "mosaic", MOSAIC_FAMILIES)],
+                ids=["bfloat16", "float16", "bfloat16-mosaic"])
 def run(request, env, tmp_path_factory):
-    dtype, backend = request.param
-    out = tmp_path_factory.mktemp(f"suite_{dtype}")
+    dtype, backend, tasks = request.param
+    out = tmp_path_factory.mktemp(f"suite_{dtype}_{backend}")
     # One lane: the other pytest worker has the other core.
-    result = run_cli(env, "run", "--dtype", dtype, "--backend", backend, "--size", "small", "--device", "cpu",
-                     "--no-timing", "--jobs", "1", "--out", out, timeout=1500)
+    result = run_cli(env, "run", *(tasks or ()), "--dtype", dtype, "--backend", backend, "--size", "small",
+                     "--device", "cpu", "--no-timing", "--jobs", "1", "--out", out, timeout=1500)
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
-    return dtype, result, records
+    assert all(r["config"]["backend"] == ("mosaic_gpu" if backend == "mosaic" else backend) for r in records)
+    return dtype, result, records, tasks
 
 
 def test_every_task_is_correct_and_robust(run, suite):
-    dtype, result, records = run
+    dtype, result, records, tasks = run
     failed = {r["kernel_name"]: (r["status"], (r.get("error") or {}).get("message", ""),
                                  [f for f, v in r["result"]["filters"].items() if not v["passed"]])
               for r in records if r["status"] != "ok" or not r["result"]["robustness_passed"]}
     assert not failed, failed
-    assert sorted(r["kernel_name"] for r in records) == sorted(suite)
+    assert sorted(r["kernel_name"] for r in records) == sorted(tasks or suite)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
@@ -70,7 +78,7 @@ def outer_nodes(record, primitive):
 
 
 def test_records_are_at_the_dtype(run):
-    dtype, _, records = run
+    dtype, _, records, _ = run
     bound = documented_bounds()[dtype]
     for r in records:
         name = r["kernel_name"]
