@@ -125,7 +125,6 @@ summary_row summary_row::from_record(const json& record) {
   if (const auto ptr = "/config/backend"_json_pointer; record.contains(ptr) && record[ptr] == "mosaic_gpu")
     row.size += "/mosaic_gpu";
   row.status = parse_enum<task_status>(record.value("status", "?"));
-  if (record.contains("config") && record["config"].is_object()) row.device = record["config"].value("device", "");
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     row.robust = record[ptr].get<bool>();
   row.passed = record_passed(record);

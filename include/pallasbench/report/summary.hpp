@@ -46,7 +46,6 @@ struct summary_row {
   bool passed = false;
   std::optional<double> speedup;
   std::string timer;
-  std::string device;   // "cpu" (interpret mode) or "gpu"
   std::string message;  // the error, for failed rows
   std::string candidate;  // a user candidate's file name ("" for the suite's own kernels)
   // A kernel that failed to lower: "backend: ...", "at: ...", "fix: ..." lines (error.lowering).
