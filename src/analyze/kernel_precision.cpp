@@ -214,10 +214,10 @@ public:
     }
     for (const auto& d : m_downgrades) {
       m_report.downgrades.push_back(d);
-      m_report.problems.push_back(fmt::format("precision downgrade: {}", d));
+      m_report.below_class.push_back(fmt::format("precision downgrade: {}", d));
     }
     if (m_tf32 && !options.allow_tf32)
-      m_report.problems.push_back(
+      m_report.below_class.push_back(
           fmt::format("kernel '{}': TF32 dot in a task that does not declare USES_TF32", m_label));
   }
 
@@ -279,7 +279,8 @@ precision_report analyze_kernel_precision(const std::vector<kernel_ir>& kernels,
 
 json precision_report::to_json() const {
   return {{"float_types", float_types}, {"dot_precisions", dot_precisions}, {"tf32", tf32},
-          {"downgrades", downgrades},   {"unreadable", unreadable},         {"problems", problems}};
+          {"downgrades", downgrades},   {"below_class", below_class},       {"unreadable", unreadable},
+          {"problems", problems}};
 }
 
 }  // namespace pallasbench

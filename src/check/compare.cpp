@@ -11,6 +11,8 @@
 namespace pallasbench {
 namespace {
 
+constexpr double k_infinity = std::numeric_limits<double>::infinity();
+
 struct accumulator {
   comparison result;
   double diff_sq = 0;
@@ -20,19 +22,25 @@ struct accumulator {
     if (!std::isfinite(ref)) {
       // A NaN reference wants NaN, an infinite one the same infinity.
       const bool same = std::isnan(ref) ? std::isnan(out) : out == ref;
-      if (!same) ++result.mismatches;
+      if (!same) {
+        ++result.mismatches;
+        result.tolerance_ratio = k_infinity;
+      }
       return;
     }
     if (!std::isfinite(out)) {
       ++result.unexpected_nonfinite;
       ++result.mismatches;
+      result.tolerance_ratio = k_infinity;
       return;
     }
     const double diff = std::fabs(out - ref);
     const double magnitude = std::fabs(ref);
     result.max_abs_error = std::max(result.max_abs_error, diff);
     if (magnitude >= k_rel_error_floor) result.max_rel_error = std::max(result.max_rel_error, diff / magnitude);
-    if (diff > tol.atol + tol.rtol * magnitude) ++result.mismatches;
+    const double bound = tol.atol + tol.rtol * magnitude;
+    if (diff > bound) ++result.mismatches;
+    if (diff > 0) result.tolerance_ratio = std::max(result.tolerance_ratio, bound > 0 ? diff / bound : k_infinity);
     diff_sq += diff * diff;
     ref_sq += ref * ref;
   }
@@ -43,7 +51,10 @@ struct accumulator {
     const double magnitude = std::fabs(static_cast<double>(ref));
     result.max_abs_error = std::max(result.max_abs_error, diff);
     if (magnitude >= k_rel_error_floor) result.max_rel_error = std::max(result.max_rel_error, diff / magnitude);
-    if (out != ref) ++result.mismatches;
+    if (out != ref) {
+      ++result.mismatches;
+      result.tolerance_ratio = k_infinity;  // integers compare exactly
+    }
     diff_sq += diff * diff;
     ref_sq += magnitude * magnitude;
   }
@@ -65,6 +76,7 @@ comparison refuse(std::string reason) {
   result.max_abs_error = std::numeric_limits<double>::infinity();
   result.max_rel_error = std::numeric_limits<double>::infinity();
   result.rel_norm_error = std::numeric_limits<double>::infinity();
+  result.tolerance_ratio = std::numeric_limits<double>::infinity();
   return result;
 }
 
@@ -86,6 +98,9 @@ comparison compare(const npy_array& out, const npy_array& ref, const tolerance& 
   const double ref_norm = std::sqrt(acc.ref_sq);
   result.rel_norm_error =
       ref_norm > 0 ? diff_norm / ref_norm : (diff_norm > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  if (result.rel_norm_error > 0)
+    result.tolerance_ratio = std::max(
+        result.tolerance_ratio, tol.rel_norm > 0 ? result.rel_norm_error / tol.rel_norm : k_infinity);
   if (result.unexpected_nonfinite > 0)
     result.reason = fmt::format("{} NaN/Inf elements where the reference is finite", result.unexpected_nonfinite);
   else if (result.mismatches > 0)

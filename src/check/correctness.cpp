@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/check/platform.hpp"
+
 namespace pallasbench {
 
 seed_outcome check_seed(std::uint64_t seed, const npy_array& first, const npy_array& second, const npy_array& reference,
@@ -71,14 +73,18 @@ namespace {
 nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nullptr; }
 
 nlohmann::json comparison_json(const comparison& c) {
-  return {{"passed", c.passed},
-          {"reason", c.reason},
-          {"elements", c.elements},
-          {"mismatches", c.mismatches},
-          {"unexpected_nonfinite", c.unexpected_nonfinite},
-          {"max_abs_error", finite_or_null(c.max_abs_error)},
-          {"max_rel_error", finite_or_null(c.max_rel_error)},
-          {"rel_norm_error", finite_or_null(c.rel_norm_error)}};
+  nlohmann::json j = {{"passed", c.passed},
+                      {"reason", c.reason},
+                      {"elements", c.elements},
+                      {"mismatches", c.mismatches},
+                      {"unexpected_nonfinite", c.unexpected_nonfinite},
+                      {"max_abs_error", finite_or_null(c.max_abs_error)},
+                      {"max_rel_error", finite_or_null(c.max_rel_error)},
+                      {"rel_norm_error", finite_or_null(c.rel_norm_error)},
+                      {"tolerance_ratio", finite_or_null(c.tolerance_ratio)}};
+  if (c.platform_ratio) j["platform_ratio"] = finite_or_null(*c.platform_ratio);
+  if (!c.passed_by.empty()) j["passed_by"] = c.passed_by;
+  return j;
 }
 }  // namespace
 
@@ -100,7 +106,12 @@ nlohmann::json correctness_report::to_json() const {
     if (s.large_factor) entry["large_factor"] = *s.large_factor;
     stress.push_back(std::move(entry));
   }
-  return {{"passed", passed()}, {"seeds", seeds}, {"stress", stress}, {"stress_skipped", m_stress_skipped}};
+  return {{"passed", passed()},
+          {"seeds", seeds},
+          {"stress", stress},
+          {"stress_skipped", m_stress_skipped},
+          {"below_class", m_below_class},
+          {"platform_factor", k_platform_factor}};
 }
 
 }  // namespace pallasbench

@@ -108,6 +108,7 @@ task_result evaluator::prepare(const task_info& task, const candidate_spec& cand
   result.environment = m_environment;
   result.project_sha = m_project_sha;
   m_analysis.reset();
+  m_below_class = false;
   m_module_kernels.clear();
   m_pending_artifacts = nullptr;
   m_seeds = seed_plan::for_evaluation(m_config.seed);
@@ -281,6 +282,7 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
   } catch (const std::exception& e) {
     throw refused_module(fmt::format("the module's StableHLO cannot be analysed: {}", e.what()));
   }
+  m_below_class = !m_analysis->precision.below_class.empty();
   result.precision = m_analysis->precision.to_json();
   result.backends_found = m_analysis->backends;
   result.trust["module_analysis"] = m_analysis->to_json();

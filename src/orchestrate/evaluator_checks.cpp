@@ -4,6 +4,7 @@
 
 #include "detail/evaluator_errors.hpp"
 #include "pallasbench/check/correctness.hpp"
+#include "pallasbench/check/platform.hpp"
 #include "pallasbench/check/filters/registry.hpp"
 #include "pallasbench/orchestrate/evaluator.hpp"
 
@@ -50,12 +51,16 @@ void evaluator::check_seeds(task_result& result, const task_info& task, const ca
     if (index == 0) load_candidate(result, task, candidate, reference_reply);
     auto [reference, first] = run_candidate(reference_reply, dir / "out_first.npy", dir / "out_second.npy");
     const auto second = npy_array::open(dir / "out_second.npy");
-    report.add(check_seed(seed, first, second, reference, task.tol, task.order_dependent));
+    auto outcome = check_seed(seed, first, second, reference, task.tol, task.order_dependent);
+    outcome.against_reference = judge_case(std::move(outcome.against_reference), reference_request(task, seed, dir),
+                                           reference, task.tol);
+    report.add(std::move(outcome));
     result.seeds.push_back(seed);
     kept.seeds.push_back({std::move(first), std::move(reference)});
     if (!report.passed()) break;  // a failing seed is enough; more seeds only cost time
   }
   report.set_stress_skipped(task.stress_skipped);
+  report.set_below_class(m_below_class);
   result.correctness = report;
   if (!report.passed()) {
     m_phase = failure_phase::check;
@@ -73,7 +78,8 @@ void evaluator::check_stress(task_result& result, const task_info& task) {
     const auto reference_reply = make_reference(request);
     auto [reference, output] = run_candidate(reference_reply, dir / "out.npy", {});
     stress_outcome outcome{name, seed, 1, {}, reference_reply.large_factor};
-    outcome.against_reference = compare(output, reference, stress_tolerance(task.tol, reference, outcome.atol_scale));
+    const auto tol = stress_tolerance(task.tol, reference, outcome.atol_scale);
+    outcome.against_reference = judge_case(compare(output, reference, tol), request, reference, tol);
     report.add(std::move(outcome));
     std::filesystem::remove_all(dir);
   }
@@ -103,6 +109,24 @@ std::pair<npy_array, npy_array> evaluator::run_candidate(const protocol::referen
   if (produced != reference_reply.output.dtype)
     throw wrong_output(fmt::format("dtype {} differs from the reference's {}", produced, reference_reply.output.dtype));
   return {std::move(reference), npy_array::open(output)};
+}
+
+comparison evaluator::judge_case(comparison candidate, protocol::reference_request request,
+                                 const npy_array& reference, const tolerance& tol, bool lease_held) {
+  if (!needs_platform(candidate, m_below_class)) return judged_by_tolerance(std::move(candidate));
+  const auto phase = std::exchange(m_phase, failure_phase::reference);
+  const auto asking = m_clock.enter(work_phase::reference);
+  request.platform = true;
+  request.inputs_only = false;
+  const auto reply = [&] {
+    std::optional<device_token::lease> lease;
+    if (!lease_held) lease.emplace(gpu_work());
+    return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
+  }();
+  const auto platform = npy_array::open(reply.output.path);
+  std::filesystem::remove(platform.path());
+  m_phase = phase;
+  return judge_against_platform(std::move(candidate), compare(platform, reference, tol), m_below_class);
 }
 
 void evaluator::screen(task_result& result, const task_info& task, const evidence& kept) {

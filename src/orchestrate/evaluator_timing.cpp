@@ -27,12 +27,14 @@ void add_launches(const json& reply, std::vector<std::vector<kernel_launch>>& in
   }
 }
 
-// The last timed call's output against the timing inputs' reference: one more batch rechecked,
-// or the failure that ends the evaluation.
-void recheck_timed_output(const std::filesystem::path& output, const npy_array& reference, const task_info& task,
-                          json& recheck) {
+}  // namespace
+
+void evaluator::recheck_timed_output(const std::filesystem::path& output, const npy_array& reference,
+                                     const task_info& task, const protocol::reference_request& request,
+                                     json& recheck) {
   const auto out = npy_array::open(output);
-  const auto c = compare(out, reference, task.tol);
+  // Inside the timing loop's exclusive lease.
+  const auto c = judge_case(compare(out, reference, task.tol), request, reference, task.tol, true);
   const int batch = recheck.value("batches", 0) + 1;
   recheck["batches"] = batch;
   recheck["max_rel_norm_error"] = std::max(recheck.value("max_rel_norm_error", 0.0), c.rel_norm_error);
@@ -41,8 +43,6 @@ void recheck_timed_output(const std::filesystem::path& output, const npy_array& 
         fmt::format("differs under timing: the last timed call of batch {}, on the timing inputs, fails the check: {}",
                     batch, c.reason));
 }
-
-}  // namespace
 
 namespace {
 
@@ -76,7 +76,8 @@ void evaluator::profile(task_result& result, const task_info& task) {
   // cannot answer them from a table here. Their reference is mapped and unlinked at once.
   const auto dir = m_scratch.fresh(task.name + "/timing");
   const std::uint64_t inputs_seed = m_seeds->timing();
-  const auto reply = make_reference(reference_request(task, inputs_seed, dir));
+  const auto timing_request = reference_request(task, inputs_seed, dir);
+  const auto reply = make_reference(timing_request);
   const auto reference_output = npy_array::open(reply.output.path);
   std::filesystem::remove(reference_output.path());
   const auto paths = reply.input_paths();
@@ -140,7 +141,7 @@ void evaluator::profile(task_result& result, const task_info& task) {
       if (s != &kernel) continue;
       if (answer.contains("peak_bytes") && answer["peak_bytes"].is_number()) result.peak_bytes = answer["peak_bytes"];
       if (s->warm_up.settled()) add_launches(answer, launches);
-      if (recheck) recheck_timed_output(last_output, reference_output, task, timing.recheck);
+      if (recheck) recheck_timed_output(last_output, reference_output, task, timing_request, timing.recheck);
     }
   }
   timing.recheck["passed"] = true;

@@ -61,6 +61,7 @@ json reference_request::to_json() const {
   if (stress) j["stress"] = *stress;
   if (perturb) j["perturb"] = *perturb;
   if (inputs_only) j["inputs_only"] = true;
+  if (platform) j["platform"] = true;
   j["dtype"] = to_string(dtype);
   return j;
 }

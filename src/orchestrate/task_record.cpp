@@ -192,7 +192,7 @@ json to_record(const task_result& r) {
       {"tolerance", {{"atol", r.task.tol.atol}, {"rtol", r.task.tol.rtol}, {"rel_norm", r.task.tol.rel_norm}}},
       {"uses_tf32", r.task.uses_tf32},
       {"order_dependent", r.task.order_dependent},
-      {"reference_precision", r.task.reference_float64 ? "float64" : "float32 (matmul precision highest)"},
+      {"reference_precision", "float64"},
       {"seeds", r.seeds},
       {"seed", r.seed.is_null() ? json(nullptr) : r.seed},
       {"correctness", r.correctness ? r.correctness->to_json() : json(nullptr)},

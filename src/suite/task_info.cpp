@@ -35,7 +35,6 @@ task_info task_info::from_json(const nlohmann::json& j) {
     t.stress_cases = j["stress"].value("run", std::vector<std::string>{});
     t.stress_skipped = j["stress"].value("skipped", std::map<std::string, std::string>{});
   }
-  t.reference_float64 = j.value("reference_float64", false);
   for (const auto& name : j.value("backends", std::vector<std::string>{"triton"}))
     t.backends.push_back(parse_enum<kernel_backend>(name));
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});

@@ -27,7 +27,7 @@ from pallasbench import task as tl
 from pallasbench.kernels import masked, reductions
 from pallasbench.kernels import mosaic_columns
 from pallasbench.task import tuning
-from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, USES_TF32, make_inputs
 from pallasbench.task.families.rows import REDUCE_STRESS as STRESS
 
 NAME = "col_sum"

@@ -25,7 +25,7 @@ from pallasbench import task as tl
 from pallasbench.kernels import reductions
 from pallasbench.kernels import mosaic_reductions
 from pallasbench.task import tuning
-from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, REFERENCE_FLOAT64, USES_TF32, make_inputs
+from pallasbench.task.families.rows import INPUTS, ORDER_DEPENDENT, USES_TF32, make_inputs
 from pallasbench.task.families.rows import REDUCE_STRESS as STRESS, row_reduction_bytes as bytes_moved
 
 NAME = "reduce_sum"

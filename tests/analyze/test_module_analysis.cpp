@@ -80,6 +80,14 @@ bool has_problem(const module_analysis& a, const std::string& needle) {
 
 std::string problems_of(const module_analysis& a) { return a.to_json().dump(1); }
 
+// Computing below the task's precision class is no refusal: the checks judge such a kernel by the
+// platform's bound alone (check/platform.hpp).
+bool below_class(const module_analysis& a, const std::string& needle) {
+  for (const auto& p : a.precision.below_class)
+    if (p.find(needle) != std::string::npos) return !has_problem(a, needle);
+  return false;
+}
+
 // ---- honest kernels pass ---------------------------------------------------------------------
 
 TEST(ModuleAnalysis, ReluOneKernelPasses) {
@@ -167,7 +175,7 @@ TEST(ModuleAnalysis, ConvertOutsideIsForbidden) {
   const auto a = analyze(load_fixture("matmul_bf16_inputs"));
   EXPECT_TRUE(has_problem(a, "stablehlo.convert outside the Pallas kernels (65536 elements)")) << problems_of(a);
   EXPECT_TRUE(a.precision.float_types.contains("bf16"));  // and the kernel loads bf16
-  EXPECT_TRUE(has_problem(a, "precision downgrade: kernel '_mm'")) << problems_of(a);
+  EXPECT_TRUE(below_class(a, "precision downgrade: kernel '_mm'")) << problems_of(a);
 }
 
 TEST(ModuleAnalysis, HostCallbackIsRefused) {
@@ -397,17 +405,19 @@ TEST(ModuleAnalysis, Bf16InsideTheKernelIsADowngrade) {
   const auto a = analyze(f);
   EXPECT_EQ(a.precision.float_types, (std::set<std::string>{"bf16", "f32"}));
   EXPECT_EQ(a.precision.downgrades, (std::vector<std::string>{"kernel 'body': arith.truncf f32 -> bf16"}));
-  EXPECT_TRUE(has_problem(a, "precision downgrade: kernel 'body': arith.truncf f32 -> bf16")) << problems_of(a);
+  EXPECT_TRUE(below_class(a, "precision downgrade: kernel 'body': arith.truncf f32 -> bf16")) << problems_of(a);
+  EXPECT_TRUE(a.passed()) << problems_of(a);
   f.options.float_task = false;  // a task whose output is not a float has no precision policy
   EXPECT_TRUE(analyze(f).passed()) << problems_of(analyze(f));
+  EXPECT_TRUE(analyze(f).precision.below_class.empty());
 }
 
 TEST(ModuleAnalysis, TheTasksDtypeSetsWhatIsADowngrade) {
   fixture f = load_fixture("bf16_inside");
   f.options.task_float = "bf16";  // a bfloat16 task computes in bf16
-  EXPECT_TRUE(analyze(f).passed()) << problems_of(analyze(f));
+  EXPECT_TRUE(analyze(f).precision.below_class.empty()) << problems_of(analyze(f));
   f.options.task_float = "f16";  // bf16 keeps 8 significand bits of float16's 11
-  EXPECT_TRUE(has_problem(analyze(f), "precision downgrade: kernel 'body': arith.truncf f32 -> bf16"))
+  EXPECT_TRUE(below_class(analyze(f), "precision downgrade: kernel 'body': arith.truncf f32 -> bf16"))
       << problems_of(analyze(f));
   // An fp8 round inside a bfloat16 task.
   for (auto& k : f.kernels) {
@@ -416,17 +426,17 @@ TEST(ModuleAnalysis, TheTasksDtypeSetsWhatIsADowngrade) {
   }
   f.options.task_float = "bf16";
   const auto a = analyze(f);
-  EXPECT_TRUE(has_problem(a, "precision downgrade: kernel 'body': arith.truncf f32 -> f8E4M3FN")) << problems_of(a);
+  EXPECT_TRUE(below_class(a, "precision downgrade: kernel 'body': arith.truncf f32 -> f8E4M3FN")) << problems_of(a);
 }
 
 TEST(ModuleAnalysis, Tf32DotNeedsUsesTf32) {
   fixture f = load_fixture("tf32_dot");
-  EXPECT_TRUE(analyze(f).passed()) << problems_of(analyze(f));  // matmul declares USES_TF32
+  EXPECT_TRUE(analyze(f).precision.below_class.empty()) << problems_of(analyze(f));  // matmul: USES_TF32
   f.options.allow_tf32 = false;
   const auto a = analyze(f);
   EXPECT_TRUE(a.precision.tf32);
   EXPECT_EQ(a.precision.dot_precisions, (std::set<std::string>{"tf32"}));
-  EXPECT_TRUE(has_problem(a, "kernel 'body': TF32 dot in a task that does not declare USES_TF32")) << problems_of(a);
+  EXPECT_TRUE(below_class(a, "kernel 'body': TF32 dot in a task that does not declare USES_TF32")) << problems_of(a);
 }
 
 TEST(ModuleAnalysis, IeeeDotIsNotTf32) {
@@ -484,7 +494,7 @@ TEST(ModuleAnalysis, VerdictsAgreeOnBothJaxVersions) {
                                               {"composite", true},
                                               {"tf32_dot", true},
                                               {"ieee_dot", true},
-                                              {"bf16_inside", false},
+                                              {"bf16_inside", true},  // below the class: judged by error
                                               {"nested_jit", false},
                                               {"matmul_xla_dot", false},
                                               {"softmax_half_xla", false},

@@ -141,7 +141,15 @@ struct fake_harness {
   // fields: the inputs are drawn holding no device lease).
   [[nodiscard]] std::vector<nlohmann::json> reference_outputs(const std::string& task = "") const {
     auto all = requests("reference", "reference", task);
-    std::erase_if(all, [](const nlohmann::json& r) { return r.at("req").value("inputs_only", false); });
+    std::erase_if(all, [](const nlohmann::json& r) {
+      return r.at("req").value("inputs_only", false) || r.at("req").value("platform", false);
+    });
+    return all;
+  }
+  // The requests for XLA's output at the task's precision class (check/platform.hpp).
+  [[nodiscard]] std::vector<nlohmann::json> platform_outputs(const std::string& task = "") const {
+    auto all = requests("reference", "reference", task);
+    std::erase_if(all, [](const nlohmann::json& r) { return !r.at("req").value("platform", false); });
     return all;
   }
   void clear_log() const { std::filesystem::remove(log_path()); }

@@ -144,7 +144,7 @@ def task_entry(name):
         "tolerance": {"atol": 1e-5, "rtol": 1e-5, "rel_norm": 1e-5},
         "uses_tf32": False, "order_dependent": False,
         "stress": {"run": list(STRESS_CASES), "skipped": {}},
-        "reference_float64": False, "integer_ops": False,
+        "integer_ops": False,
         "dtypes": {n: "float32" for n in INPUTS},
         "flops": {size: 32 for size in ("small", "medium", "large")},
         "bytes": {size: 192 for size in ("small", "medium", "large")},
@@ -196,6 +196,8 @@ class Reference:
             inputs[index] = [f32(v + 0.1 * n) for v, n in zip(inputs[index], noise)]
         inputs = [[f32(v) for v in values] for values in inputs]
         out_dir = req["dir"]
+        if req.get("platform"):  # "XLA at the class": the reference itself, so its error is 0
+            return {"inputs": [], "output": write_npy(os.path.join(out_dir, "platform.npy"), compute(inputs), SHAPE)}
         written = [write_npy(os.path.join(out_dir, f"in_{n}.npy"), values, SHAPE) | {"name": n}
                    for n, values in zip(INPUTS, inputs)]
         if req.get("inputs_only"):  # the real reference keeps them for the output request; these are cheap

@@ -192,8 +192,11 @@ TEST(Evaluator, WrongValuesAndNondeterminismAreIncorrectAtCheck) {
   ASSERT_TRUE(wrong.failure.has_value());
   EXPECT_EQ(wrong.failure->phase, failure_phase::check);
   EXPECT_TRUE(contains(wrong.failure->message, "seed ")) << wrong.failure->message;
-  // A failing seed is enough: no second seed, no stress case, no perturbation.
+  // A failing seed is enough: no second seed, no stress case, no perturbation; the seed's miss was
+  // measured against the platform's own error (here 0: the fake's XLA is the reference).
   EXPECT_EQ(h.reference_outputs("wrong").size(), 1u);
+  EXPECT_EQ(h.platform_outputs("wrong").size(), 1u);
+  EXPECT_TRUE(contains(wrong.failure->message, "not within the platform's bound")) << wrong.failure->message;
 
   const auto flaky = eval.evaluate(tasks[1], fake_harness::suite_candidate(tasks[1]));
   EXPECT_EQ(flaky.status, task_status::incorrect) << message_of(flaky);

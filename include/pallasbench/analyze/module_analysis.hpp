@@ -86,8 +86,12 @@ struct precision_report {
   // Some dot rounds its f32 operands to TF32 (inputPrecision tf32, or bf16x3, which is no more
   // accurate) or the IR holds tf32 values. tf32x3 and bf16x6 are about f32-accurate: not TF32.
   bool tf32 = false;
-  std::vector<std::string> downgrades;  // "kernel 'x': arith.truncf f32 -> bf16" (float32 tasks only)
-  std::vector<std::string> unreadable;  // kernels whose IR is missing (fail closed for float32 tasks)
+  std::vector<std::string> downgrades;  // "kernel 'x': arith.truncf f32 -> bf16" (float tasks only)
+  // Why the kernels compute below the task's precision class (the downgrades, and TF32 dots in a
+  // task that does not declare USES_TF32): not a refusal, but every case of such a kernel is
+  // judged by the platform's bound alone (check/platform.hpp).
+  std::vector<std::string> below_class;
+  std::vector<std::string> unreadable;  // kernels whose IR is missing (fail closed for float tasks)
   std::vector<std::string> problems;    // the precision policy's reasons to refuse, in kernel order
   [[nodiscard]] nlohmann::json to_json() const;
 };
@@ -113,8 +117,10 @@ struct module_analysis {
 // Reads the module (strip_locations, then parse_stablehlo) and the kernels' IR (module_analysis.cpp,
 // kernel_precision.cpp). Problems, in order: no Pallas call; refused custom calls; forbidden ops;
 // loops; no kernel result reaching the output; the outside share over options.max_outside_share;
-// then per kernel its unreadable IR, precision downgrades and TF32 where the task does not allow
-// it; last, fewer kernel IRs than Pallas custom calls in the module (float32 tasks). Throws
+// then per kernel its unreadable IR; last, fewer kernel IRs than Pallas custom calls in the
+// module (float tasks). Precision downgrades and TF32 where the task does not allow it are not
+// problems: precision.below_class lists them, and the checks judge such a kernel by the
+// platform's bound on every case (check/platform.hpp). Throws
 // module_parse_error on text it cannot parse and on a module it cannot follow (no @main, a call to
 // an undefined function, recursion, a use of an undefined value).
 [[nodiscard]] module_analysis analyze_module(std::string_view stablehlo, const std::vector<kernel_ir>& kernels,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "pallasbench/check/npy.hpp"
@@ -20,6 +21,15 @@ struct comparison {
   // are judged by atol alone, a ratio there says nothing.
   double max_rel_error = 0;
   double rel_norm_error = 0;
+  // The error as a multiple of the tolerance: the largest of |out-ref| / (atol + rtol*|ref|) over
+  // the elements and rel_norm_error / rel_norm (above 1 fails the tolerance); infinite for a
+  // NaN/Inf where the reference is finite, a shape or dtype mismatch, or any error against a zero
+  // bound. What the platform rule compares (check/platform.hpp).
+  double tolerance_ratio = 0;
+  // Set by the platform rule when it ran: XLA's own tolerance_ratio at the task's precision class
+  // on the same inputs, and which bound the output met ("tolerance" or "platform").
+  std::optional<double> platform_ratio;
+  std::string passed_by;
 };
 
 inline constexpr double k_rel_error_floor = 1e-6;

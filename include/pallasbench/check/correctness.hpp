@@ -46,6 +46,9 @@ public:
   void add(seed_outcome outcome) { m_seeds.push_back(std::move(outcome)); }
   void add(stress_outcome outcome) { m_stress.push_back(std::move(outcome)); }
   void set_stress_skipped(std::map<std::string, std::string> skipped) { m_stress_skipped = std::move(skipped); }
+  // The kernel computes below the task's precision class: every case was judged by the
+  // platform's bound alone (check/platform.hpp).
+  void set_below_class(bool below) { m_below_class = below; }
 
   [[nodiscard]] bool passed() const;
   // "seed 2: ...", "stress case 'offset' (seed 9): ..." or nullopt
@@ -60,6 +63,7 @@ private:
   std::vector<seed_outcome> m_seeds;
   std::vector<stress_outcome> m_stress;
   std::map<std::string, std::string> m_stress_skipped;
+  bool m_below_class = false;
 };
 
 }  // namespace pallasbench

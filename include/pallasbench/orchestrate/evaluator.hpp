@@ -152,8 +152,18 @@ private:
   std::pair<npy_array, npy_array> run_candidate(const protocol::reference_reply& reference,
                                                 const std::filesystem::path& output,
                                                 const std::filesystem::path& second_output);
+  // A case's comparison against `reference` judged by the platform rule (check/platform.hpp):
+  // where the case needs it, the reference process gives XLA's own output at the task's precision
+  // class on `request`'s inputs, compared with the same tolerance. `lease_held`: the caller holds
+  // the device already (the timing loop's exclusive lease).
+  [[nodiscard]] comparison judge_case(comparison candidate, protocol::reference_request request,
+                                      const npy_array& reference, const tolerance& tol, bool lease_held = false);
 
   // ---- timing (evaluator_timing.cpp) ----
+  // The last timed call's output against the timing inputs' reference: one more batch rechecked,
+  // or the failure that ends the evaluation.
+  void recheck_timed_output(const std::filesystem::path& output, const npy_array& reference, const task_info& task,
+                            const protocol::reference_request& request, nlohmann::json& recheck);
   void check_timing(task_result& result, const task_info& task, const npy_array& reference,
                     const std::vector<std::vector<kernel_launch>>& launches, std::span<const double> kernel_us,
                     std::span<const double> reference_us);
@@ -172,6 +182,7 @@ private:
   timing_options m_timing;
   artifact_options m_artifacts;
   std::optional<module_analysis> m_analysis;    // of the loaded candidate's module
+  bool m_below_class = false;                   // its kernels compute below the task's precision class
   std::vector<module_kernel> m_module_kernels;  // the loaded module's kernels (launch check)
   std::optional<seed_plan> m_seeds;             // this evaluation's
   nlohmann::json m_pending_artifacts;           // compile's artifacts while their SASS is still being made

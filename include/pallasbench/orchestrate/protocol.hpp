@@ -55,6 +55,8 @@ struct reference_request {
   // The inputs alone (host work); the same request without it then makes the output (device work).
   bool inputs_only = false;
   float_dtype dtype = float_dtype::float32;  // inputs and output rounded to it
+  // XLA's own output at the task's precision class on the same inputs, instead of the reference.
+  bool platform = false;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -42,7 +42,6 @@ struct task_info {
   bool uses_tf32 = false;
   bool order_dependent = false;
   bool integer_ops = false;                   // flops() counts integer operations: no float FLOP ceiling applies
-  bool reference_float64 = false;             // correctness reference computed in float64
   std::map<std::string, std::string> dtypes;  // input -> numpy dtype name
   std::map<std::string, std::int64_t> flops;  // per size
   std::map<std::string, std::int64_t> bytes;  // per size, at the dtype the task is evaluated at

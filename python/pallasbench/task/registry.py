@@ -155,7 +155,6 @@ def describe(module: ModuleType) -> dict:
         "uses_tf32": module.USES_TF32,
         "order_dependent": module.ORDER_DEPENDENT,
         "stress": module.STRESS.as_dict(),
-        "reference_float64": bool(getattr(module, "REFERENCE_FLOAT64", False)),
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
         "backends": list(implementations(module)),

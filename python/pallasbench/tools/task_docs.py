@@ -267,11 +267,11 @@ def config_line(f: dict) -> str | None:
 
 
 def reference_text(f: dict) -> str:
-    if f["reference_float64"]:
-        return "float64 (`REFERENCE_FLOAT64`), rounded to the output's dtype; stress cases float64 too"
     if not f["float"] and f["outputs"]["small"][1] != "float32":
         return "integer arithmetic (no float input or output)"
-    return "float32 at matmul precision highest; stress cases in float64"
+    platform = "TF32 contractions" if f["uses_tf32"] else "float32"
+    return (f"float64, rounded to the output's dtype; the platform's class (docs/measurement.md): XLA's own "
+            f"at {platform} (at bfloat16 and float16 runs, at that dtype)")
 
 
 def render_task(f: dict) -> str:

@@ -303,6 +303,9 @@ class ReferenceRequest(Request):
     # reference output from them (device work): the harness holds the device only for that.
     inputs_only: bool = False
     dtype: str = "float32"  # the run's float dtype: inputs and output rounded to it (task/dtypes.py)
+    # The output of XLA's own implementation at the task's precision class on the same inputs,
+    # instead of the float64 reference (worker/platform.py); no inputs are written.
+    platform: bool = False
 
     def check(self):
         _at_least("seed", self.seed, 0)

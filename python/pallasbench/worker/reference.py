@@ -18,7 +18,8 @@ import numpy as np
 
 from pallasbench.task import dtypes, registry, stress
 from pallasbench import task as tl
-from pallasbench.worker import ceilings, compile_cache, environment, interpret, sampling, server, sources, tensors
+from pallasbench.worker import (ceilings, compile_cache, environment, interpret, platform, sampling, server, sources,
+                                tensors)
 from pallasbench.worker.protocol import (CommandError, DescribeRequest, DeviceRequest, ReferenceRequest,
                                          TimeReferenceRequest)
 
@@ -69,7 +70,7 @@ class Reference:
         self._sampler = sampling.Sampler()
         self._device_inputs = tensors.DeviceInputs()
         self._prepared = None  # (request fields, module, inputs, files) of an inputs_only request
-        self._compiled: dict = {}  # (task, precision, shapes and dtypes) -> compiled reference
+        self._compiled: dict = {}  # (task, precision, shapes and dtypes) -> compiled reference or platform
         self._fitted = None  # (request fields, reference) computed while fitting a large case
 
     def cmd_describe(self, req: DescribeRequest):
@@ -132,8 +133,11 @@ class Reference:
     def cmd_reference(self, req: ReferenceRequest):
         """Fresh inputs for one seed (one input perturbed, or a stress case's, when asked) and
         the reference output; with inputs_only, the inputs alone, kept for the next request of
-        the same fields, which then only makes the output."""
+        the same fields, which then only makes the output. With platform, the same inputs'
+        output of XLA at the task's precision class instead (no inputs written)."""
         self._device_inputs.drop()
+        if req.platform:
+            return self._platform_reply(req)
         key = (req.task, req.size, req.seed, req.stress, req.perturb, req.dir, req.dtype)
         prepared, self._prepared = self._prepared, None
         if req.inputs_only and self._drawing_runs_references(req):
@@ -145,7 +149,7 @@ class Reference:
         if req.inputs_only:
             # The reference's compile too: host work, so it holds no device lease either.
             try:
-                self._compiled_reference(module, inputs, float64=req.stress is not None)
+                self._compiled_reference(module, inputs)
             except Exception as exc:
                 raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
             self._prepared = (key, module, inputs, written, factor)
@@ -155,21 +159,59 @@ class Reference:
             if fitted is not None and fitted[0] == key:
                 ref = fitted[1]
             else:
-                ref = self._run_reference(module, inputs, float64=req.stress is not None)
+                ref = self._run_reference(module, inputs)
         except Exception as exc:
             raise CommandError("task_error", f"reference of '{module.NAME}' failed: {exc}") from exc
-        # Computed in float32 on the rounded inputs, rounded to the output's dtype at this run's.
-        ref = np.asarray(ref)
-        wanted = dtypes.output_at_dtype(ref.dtype.name, [np.asarray(x).dtype.name for x in inputs], req.dtype)
-        ref = ref.astype(dtypes.numpy_dtype(wanted))
+        # Computed in float64 on the rounded inputs, rounded to the output's dtype at this run's.
+        ref = self._at_output_dtype(np.asarray(ref), inputs, req.dtype)
         reply = {"inputs": written, "output": tensors.save(str(Path(req.dir) / "ref.npy"), ref)}
         if factor is not None:
             reply["large_factor"] = factor  # the factor the large case used (it may shrink at float16)
         return reply
 
+    @staticmethod
+    def _at_output_dtype(output: np.ndarray, inputs, dtype: str) -> np.ndarray:
+        wanted = dtypes.output_at_dtype(output.dtype.name, [np.asarray(x).dtype.name for x in inputs], dtype)
+        return output.astype(dtypes.numpy_dtype(wanted))
+
+    def _platform_reply(self, req: ReferenceRequest):
+        """XLA's own output on the request's inputs at the task's precision class
+        (worker/platform.py), rounded to the run's output dtype: what the harness measures the
+        platform's error with, on a case a candidate missed the tolerance on, or on every case
+        of a candidate computing below the class."""
+        module, inputs, factor = self._drawn_inputs(req)
+        try:
+            at_dtype = [np.asarray(x).astype(dtypes.numpy_dtype(dtypes.at_dtype(np.asarray(x).dtype.name, req.dtype)))
+                        for x in inputs]
+            out = np.asarray(self._compiled_platform(module, at_dtype, req.dtype)(*at_dtype))
+        except Exception as exc:
+            raise CommandError("task_error", f"XLA's implementation of '{module.NAME}' at its precision class "
+                               f"failed: {exc}") from exc
+        out = self._at_output_dtype(out.astype(np.float32) if dtypes.is_float(out.dtype.name) else out, inputs,
+                                    req.dtype)
+        reply = {"inputs": [], "output": tensors.save(str(Path(req.dir) / "platform.npy"), out)}
+        if factor is not None:
+            reply["large_factor"] = factor
+        return reply
+
     def _write_inputs(self, req: ReferenceRequest):
         """The request's inputs, drawn and written as .npy files into its dir: (module, arrays,
         the files' descriptions, the large case's factor or None)."""
+        module, inputs, factor = self._drawn_inputs(req)
+        shapes = module.SHAPES[req.size]
+        out_dir = Path(req.dir)
+        written = []
+        for spec, array in zip(module.INPUTS, inputs):
+            if tuple(array.shape) != tuple(shapes[spec.name]):
+                raise CommandError("task_error", f"task '{module.NAME}': make_inputs gave "
+                                   f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
+            logical = dtypes.at_dtype(np.asarray(array).dtype.name, req.dtype)
+            written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array, logical) | {"name": spec.name})
+        return module, inputs, written, factor
+
+    def _drawn_inputs(self, req: ReferenceRequest):
+        """The request's inputs as float32 arrays holding the run dtype's values: (module,
+        arrays, the large case's factor or None)."""
         module = registry.load(req.task)
         if req.size not in module.SHAPES:
             raise CommandError("usage_error", f"reference: task '{module.NAME}' has no size '{req.size}' "
@@ -192,16 +234,7 @@ class Reference:
             inputs[index] = tl.perturb(rng, inputs[index], module.INPUTS[index].domain)
         # Drawn as at float32, then rounded to the run's dtype (nearest even): the reference and
         # the kernel see the same values.
-        inputs = [dtypes.round_to(array, req.dtype) for array in inputs]
-        out_dir = Path(req.dir)
-        written = []
-        for spec, array in zip(module.INPUTS, inputs):
-            if tuple(array.shape) != tuple(shapes[spec.name]):
-                raise CommandError("task_error", f"task '{module.NAME}': make_inputs gave "
-                                   f"{spec.name} shape {array.shape}, SHAPES says {shapes[spec.name]}")
-            logical = dtypes.at_dtype(np.asarray(array).dtype.name, req.dtype)
-            written.append(tensors.save(str(out_dir / f"in_{spec.name}.npy"), array, logical) | {"name": spec.name})
-        return module, inputs, written, factor
+        return module, [dtypes.round_to(array, req.dtype) for array in inputs], factor
 
     def _stress_inputs(self, module, req: ReferenceRequest, shapes: dict) -> tuple:
         """A stress case's inputs. A task's STRESS sets its large factor where the reference
@@ -219,7 +252,7 @@ class Reference:
             if req.stress != "large" or factor <= 1 or not _narrower_than_float32(req.dtype):
                 return inputs, used
             rounded = [dtypes.round_to(a, req.dtype) for a in inputs]
-            ref = self._run_reference(module, rounded, float64=True)
+            ref = self._run_reference(module, rounded)
             wide = np.asarray(ref, np.float64)
             with np.errstate(over="ignore"):
                 overflows = np.isfinite(wide) & ~np.isfinite(wide.astype(dtypes.numpy_dtype(req.dtype)))
@@ -236,44 +269,47 @@ class Reference:
         at a dtype narrower than float32 (_stress_inputs)."""
         return req.stress == "large" and _narrower_than_float32(req.dtype)
 
-    @staticmethod
-    def _wide(module, float64: bool) -> bool:
-        """Whether the reference computes in float64 (a stress case, or the task declares it)."""
-        return float64 or getattr(module, "REFERENCE_FLOAT64", False)
-
-    def _compiled_reference(self, module, inputs, float64: bool = False):
-        """The correctness reference compiled for these inputs' shapes and dtypes, once per
-        evaluation's task. On the GPU without XLA's autotuning: autotuning runs kernels on the
-        device, and the compile then needs no device lease (the output's speed is not measured;
-        the timed XLA baseline is compiled apart, autotuned: cmd_time_reference)."""
+    def _compile_once(self, key: tuple, make, avals, wide: bool = False):
+        """make() lowered for `avals` and compiled, once per evaluation's task (key[0] is the
+        task). On the GPU without XLA's autotuning: autotuning runs kernels on the device, and
+        the compile then needs no device lease (neither output's speed is measured; the timed
+        XLA baseline is compiled apart, autotuned: cmd_time_reference)."""
         import jax
 
-        wide = self._wide(module, float64)
-        precision = "float64" if wide else "highest"
-        avals = tuple(jax.ShapeDtypeStruct(np.shape(x), np.float64 if wide and np.issubdtype(np.asarray(x).dtype,
-                                                                                            np.floating)
-                                           else np.asarray(x).dtype) for x in inputs)
-        key = (module.NAME, precision, tuple((a.shape, a.dtype.name) for a in avals))
         if key not in self._compiled:
-            if any(k[0] != module.NAME for k in self._compiled):
+            if any(k[0] != key[0] for k in self._compiled):
                 self._compiled.clear()  # another task: its references are not asked for again
             options = {} if interpret.on_cpu() else {"xla_gpu_autotune_level": 0}
             with jax.enable_x64(wide):
-                self._compiled[key] = self._reference_fn(module, precision).lower(*avals).compile(
-                    compiler_options=options)
+                self._compiled[key] = jax.jit(make()).lower(*avals).compile(compiler_options=options)
         return self._compiled[key]
 
-    def _run_reference(self, module, inputs, float64: bool = False):
-        """The correctness reference: f32 at full matmul precision, or float64 when the task
-        declares REFERENCE_FLOAT64 (long f32 sums whose own rounding error is of the order of
-        the tolerance) and for every stress case (an offset of 1e3 or a scale of 1e3 puts the
-        f32 reference's own rounding above the tolerance), rounded back to the f32 reference's
-        dtype."""
+    def _compiled_reference(self, module, inputs):
+        """The correctness reference, float64 for float inputs, compiled for these inputs'
+        shapes."""
         import jax
 
-        compiled = self._compiled_reference(module, inputs, float64)
-        if not self._wide(module, float64):
-            return jax.block_until_ready(compiled(*inputs))
+        avals = tuple(jax.ShapeDtypeStruct(np.shape(x), np.float64 if np.issubdtype(np.asarray(x).dtype, np.floating)
+                                           else np.asarray(x).dtype) for x in inputs)
+        key = (module.NAME, "float64", tuple((a.shape, a.dtype.name) for a in avals))
+        return self._compile_once(key, lambda: self._reference_fn(module, "float64"), avals, wide=True)
+
+    def _compiled_platform(self, module, inputs, dtype: str):
+        """XLA's implementation at the task's precision class, compiled for these inputs."""
+        import jax
+
+        avals = tuple(jax.ShapeDtypeStruct(np.shape(x), np.asarray(x).dtype) for x in inputs)
+        key = (module.NAME, f"platform/{dtype}", tuple((a.shape, a.dtype.name) for a in avals))
+        return self._compile_once(key, lambda: platform.implementation(module, dtype), avals)
+
+    def _run_reference(self, module, inputs):
+        """The correctness reference, the truth every case is judged against: float64 (an f32
+        reference's own rounding is of the order of a float32 task's tolerance on long sums, on
+        an offset of 1e3 or a scale of 1e3, and the platform's own error is measured against it:
+        docs/measurement.md), rounded back to the dtype the reference gives on the inputs."""
+        import jax
+
+        compiled = self._compiled_reference(module, inputs)
         out_dtype = jax.eval_shape(module.reference, *inputs).dtype
         wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x for x in inputs]
         with jax.enable_x64(True):
