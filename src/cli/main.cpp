@@ -30,7 +30,8 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
   add_choice(cmd, "--size", flags.size, "problem size");
   add_choice(cmd, "--dtype", flags.dtype,
              "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
-             "float32, rounded; tolerance by dtype: docs/dtypes.md); integer inputs keep their types");
+             "float64, rounded; tolerance by dtype, or 4x XLA's own error at the dtype: docs/dtypes.md); integer inputs keep "
+             "their types");
   add_choice(cmd, "--backend", flags.backend,
              "which implementation of each suite task: preferred (Mosaic GPU where the task has one, else "
              "Triton), mosaic or triton (tasks without one are left out), all (every implementation, side by "

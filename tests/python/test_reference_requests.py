@@ -38,11 +38,38 @@ def test_the_first_step_compiles_the_reference_and_the_second_reuses_it(tmp_path
     assert count["n"] == 1  # compiled in the first step, not again
     x = np.load(second["inputs"][0]["path"])
     np.testing.assert_array_equal(np.load(second["output"]["path"]), np.maximum(x, 0))
-    # Another seed of the same shapes reuses the executable; a stress case (float64) has its own.
+    # Another seed of the same shapes reuses the executable, and so does a stress case (every
+    # reference is float64).
     role.cmd_reference(request(tmp_path, seed=12))
     assert count["n"] == 1
     role.cmd_reference(request(tmp_path, stress="tiny", inputs_only=True))
-    assert count["n"] == 2
+    assert count["n"] == 1
+
+
+def test_the_reference_is_float64_and_the_platform_is_xla_at_the_class(tmp_path):
+    """The seed's reference is the float64 truth; the platform request gives XLA's own output on
+    the same inputs at the task's class (TF32 contractions for matmul), writing no inputs."""
+    role = Reference()
+    fields = {"task": "matmul", "seed": 5}
+    reply = role.cmd_reference(request(tmp_path, **fields))
+    a, b = (np.load(i["path"]).astype(np.float64) for i in reply["inputs"])
+    truth = (a @ b).astype(np.float32)
+    np.testing.assert_array_equal(np.load(reply["output"]["path"]), truth)
+    platform_dir = tmp_path / "platform"
+    platform_dir.mkdir()
+    platform = role.cmd_reference(request(platform_dir, platform=True, **fields))
+    assert platform["inputs"] == [] and sorted(p.name for p in platform_dir.iterdir()) == ["platform.npy"]
+    xla = np.load(platform["output"]["path"])
+    assert xla.dtype == np.float32 and xla.shape == truth.shape
+    # TF32's error: ~2^-11 relative per operand, far above float32's and far below bf16's.
+    error = np.linalg.norm(xla - (a @ b)) / np.linalg.norm(a @ b)
+    assert 1e-5 < error < 1e-3, error
+    # A float32-class task (relu: no contraction) gets XLA's float32 result: exact here.
+    relu_dir = tmp_path / "relu"
+    relu_dir.mkdir()
+    relu = role.cmd_reference(request(relu_dir, platform=True))
+    relu_ref = role.cmd_reference(request(tmp_path / "relu", seed=11))
+    np.testing.assert_array_equal(np.load(relu["output"]["path"]), np.load(relu_ref["output"]["path"]))
 
 
 def test_a_large_case_narrower_than_float32_is_left_to_the_second_step(tmp_path, monkeypatch):

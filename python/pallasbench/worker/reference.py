@@ -280,8 +280,10 @@ class Reference:
             if any(k[0] != key[0] for k in self._compiled):
                 self._compiled.clear()  # another task: its references are not asked for again
             options = {} if interpret.on_cpu() else {"xla_gpu_autotune_level": 0}
+            fn = make()
+            jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
             with jax.enable_x64(wide):
-                self._compiled[key] = jax.jit(make()).lower(*avals).compile(compiler_options=options)
+                self._compiled[key] = jitted.lower(*avals).compile(compiler_options=options)
         return self._compiled[key]
 
     def _compiled_reference(self, module, inputs):
