@@ -17,8 +17,10 @@ cases=(
   "relu_fd_writes.py relu crashed false"
   "relu_replay_cache.py relu ok true"
   "layernorm_hunts_reference.py layernorm incorrect false"
-  "matmul_f16_in_kernel.py matmul ok false"
-  "matmul_f16_inline_asm.py matmul ok false"
+  "matmul_f16_in_kernel.py matmul ok true"
+  "matmul_f16_inline_asm.py matmul ok true"
+  "matmul_bf16x3.py matmul ok true"
+  "matmul_bf16_in_kernel.py matmul incorrect false"
   "softmax_dead_pallas.py softmax ok false"
   "softmax_branch_guarded.py softmax ok false"
   "softmax_foreign_custom_call.py softmax compile_error false"
@@ -33,6 +35,10 @@ cases=(
   "reduce_sum_timing_differs.py reduce_sum incorrect true - timed --seed 20261201"
   "softmax_no_max.py softmax incorrect false"
   "layernorm_naive_variance.py layernorm incorrect false"
+  "layernorm_two_pass.py layernorm ok true"
+  "layernorm_welford.py layernorm ok true"
+  "layernorm_jax_ops_gpu.py layernorm ok true"
+  "layernorm_xla.py layernorm ok false"
 )
 fails=0
 for c in "${cases[@]}"; do

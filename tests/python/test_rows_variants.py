@@ -123,7 +123,7 @@ def _at(x, dtype):
 def _check(task, inputs, dtype, values, *, scale_atol, case=None):
     wide = [np.asarray(x.astype(jnp.float32)) if jnp.issubdtype(x.dtype, jnp.floating) else np.asarray(x)
             for x in inputs]
-    ref = np.asarray(Reference()._run_reference(task, wide, float64=True)).astype(np.float64)
+    ref = np.asarray(Reference()._run_reference(task, wide)).astype(np.float64)
     if dtype != "float32":
         with np.errstate(over="ignore"):
             ref = ref.astype(np.float32).astype(dtypes.numpy_dtype(dtype)).astype(np.float64)

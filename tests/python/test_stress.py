@@ -152,7 +152,7 @@ def test_suite_kernels_pass_the_offset_case(name):
     offsets of up to 1e3, against the float64 reference (the harness's check in miniature)."""
     module = registry.load(name)
     inputs = stress.make_inputs(module, "offset", np.random.default_rng(11), module.SHAPES["small"])
-    ref = np.asarray(Reference()._run_reference(module, inputs, float64=True)).astype(np.float64)
+    ref = np.asarray(Reference()._run_reference(module, inputs)).astype(np.float64)
     out = np.asarray(jax.jit(module.kernel)(*inputs)).astype(np.float64)
     tol = module.TOLERANCE
     atol = tol.atol * max(1.0, float(np.sqrt(np.mean(ref ** 2))))
@@ -182,5 +182,5 @@ def test_the_large_case_shrinks_until_float16_holds_its_reference(tmp_path):
             continue
         assert 1 < factor < 1e3 / 3, factor
         assert np.isfinite(out).all()
-        again = Reference()._run_reference(module, inputs, float64=True)
+        again = Reference()._run_reference(module, inputs)
         np.testing.assert_array_equal(out, dtypes.round_to(np.asarray(again), "float16"))
