@@ -95,7 +95,7 @@ json shapes_json(const task_result& r) {
   for (const auto& in : r.task.inputs) {
     json shape = nullptr;
     if (size_it != r.task.shapes.end()) shape = size_it->second.at(in.name);
-    inputs.push_back({{"name", in.name}, {"domain", in.domain}, {"shape", shape}});
+    inputs.push_back({{"name", in.name}, {"domain", in.domain}, {"shape", shape}, {"weight", in.weight}});
   }
   return inputs;
 }
@@ -186,7 +186,8 @@ json to_record(const task_result& r) {
       {"backend", backend_json(r)},
       {"config", r.config.to_json()},
       {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
-      {"candidate", {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
+      {"candidate",
+       {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
       {"task_sha256", r.task.sha256},
       {"inputs", shapes_json(r)},
       {"tolerance", {{"atol", r.task.tol.atol}, {"rtol", r.task.tol.rtol}, {"rel_norm", r.task.tol.rel_norm}}},
@@ -202,7 +203,9 @@ json to_record(const task_result& r) {
       {"trust", r.trust},
       {"artifacts", artifacts_json(r)},
       {"compile",
-       {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}, {"cache", r.compile_cache}}},
+       {{"lower_s", optional_number(r.lower_s)},
+        {"compile_s", optional_number(r.compile_s)},
+        {"cache", r.compile_cache}}},
       {"memory", memory_json(r)},
       {"timing", r.timing ? timing_json(*r.timing) : json(nullptr)},
       {"roofline", roofline_of(r)},

@@ -39,6 +39,7 @@
 
 #include <array>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -72,12 +73,23 @@ struct module_analysis_options {
   // The IR type of the task's float dtype ("f32", "bf16", "f16"): a less precise type in a kernel
   // is a precision downgrade.
   std::string task_float = "f32";
-  bool allow_tf32 = false;   // the task declares USES_TF32
-  double task_flops = 0;     // the task's FLOP model at this size (denominator of the outside share)
+  bool allow_tf32 = false;  // the task declares USES_TF32
+  double task_flops = 0;    // the task's FLOP model at this size (denominator of the outside share)
   // The filter passes thresholds::max_outside_work and thresholds::scalar_setup_elements
   // (check/filters/source_analysis.hpp); the defaults here are their values.
   double max_outside_share = 0.05;    // a larger outside_share is a problem
   double scalar_setup_elements = 64;  // an op touching at most this many elements is setup
+  // Data movement (see the top of this file). The task's input names in order and those that are
+  // weights; per @main argument the task input it is (jax.export drops unused inputs:
+  // Exported.module_kept_var_idx). Empty main_inputs: @main's arguments are the inputs in order;
+  // empty inputs: the arguments go by their %names, none a weight.
+  std::vector<std::string> inputs;
+  std::set<std::string> weights;
+  std::vector<std::size_t> main_inputs;
+  double task_bytes = 0;          // the task's byte model at this size and dtype; 0: none
+  double flop_element_bytes = 4;  // bytes of one element of the task's output type
+  // The filter passes thresholds::max_moved_share (check/filters/source_analysis.hpp).
+  double max_moved_share = 0.25;  // a larger moved_share is a problem
 };
 
 struct precision_report {
@@ -101,9 +113,15 @@ struct module_analysis {
   std::set<std::string> outside_ops;              // op names that contributed outside work
   std::vector<std::string> forbidden_outside;     // "stablehlo.dot_general outside the Pallas kernels (65536 elements)"
   std::vector<std::string> outside_loops;         // while loops that carry tensor data
-  bool output_from_kernel = false;                // every result of @main depends on some Pallas custom call result
-  std::vector<std::string> problems;              // every reason to refuse, human-readable (all of the above)
-  std::set<std::string> backends;                 // the kernels' Pallas backends ("mosaic_gpu", "triton")
+  // "stablehlo.dynamic_slice on line 12 takes its start indices from input 'ids'"
+  std::vector<std::string> data_dependent_addressing;
+  double moved_bytes = 0;                   // bytes moved outside the kernels (see the top of this file)
+  double task_volume_bytes = 0;             // the denominator of moved_share
+  double moved_share = 0;                   // moved_bytes / task_volume_bytes
+  std::map<std::string, double> moved_ops;  // op name -> the bytes it moved
+  bool output_from_kernel = false;          // every result of @main depends on some Pallas custom call result
+  std::vector<std::string> problems;        // every reason to refuse, human-readable (all of the above)
+  std::set<std::string> backends;           // the kernels' Pallas backends ("mosaic_gpu", "triton")
   precision_report precision;
   // The threshold of the share is options.max_outside_share, applied when problems were listed.
   [[nodiscard]] bool passed() const { return problems.empty(); }
@@ -112,11 +130,13 @@ struct module_analysis {
 
 // Reads the module (strip_locations, then parse_stablehlo) and the kernels' IR (module_analysis.cpp,
 // kernel_precision.cpp). Problems, in order: no Pallas call; refused custom calls; forbidden ops;
-// loops; no kernel result reaching the output; the outside share over options.max_outside_share;
+// data-dependent addressing; loops; no kernel result reaching the output; the outside share over
+// options.max_outside_share; the moved share over options.max_moved_share;
 // then per kernel its unreadable IR, precision downgrades and TF32 where the task does not allow
 // it; last, fewer kernel IRs than Pallas custom calls in the module (float32 tasks). Throws
 // module_parse_error on text it cannot parse and on a module it cannot follow (no @main, a call to
-// an undefined function, recursion, a use of an undefined value).
+// an undefined function, recursion, a use of an undefined value, an element type it cannot size,
+// @main's arguments not matching options.main_inputs and options.inputs).
 [[nodiscard]] module_analysis analyze_module(std::string_view stablehlo, const std::vector<kernel_ir>& kernels,
                                              const module_analysis_options& options);
 
