@@ -14,7 +14,8 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.category = j.at("category").get<std::string>();
   t.path = j.value("path", "");
   t.sha256 = j.value("sha256", "");
-  for (const auto& in : j.at("inputs")) t.inputs.push_back({in.at("name"), in.at("domain"), in.value("weight", false)});
+  for (const auto& in : j.at("inputs"))
+    t.inputs.push_back({in.at("name"), in.at("domain"), in.value("weight", false)});
   for (const auto& [size, inputs] : j.at("shapes").items())
     for (const auto& [input, shape] : inputs.items()) t.shapes[size][input] = shape.get<std::vector<std::int64_t>>();
   const auto tolerance_of = [](const nlohmann::json& tol) {
@@ -68,10 +69,8 @@ std::vector<kernel_backend> task_info::implementations(backend_choice choice) co
   if (backends.empty()) throw std::runtime_error(fmt::format("task '{}' declares no implementation", name));
   const auto has = [&](kernel_backend b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
   switch (choice) {
-    case backend_choice::preferred:
-      return {backends.front()};
-    case backend_choice::all:
-      return backends;
+    case backend_choice::preferred: return {backends.front()};
+    case backend_choice::all: return backends;
     case backend_choice::mosaic_gpu:
       return has(kernel_backend::mosaic_gpu) ? std::vector{kernel_backend::mosaic_gpu} : std::vector<kernel_backend>{};
     case backend_choice::triton:
