@@ -33,6 +33,13 @@ cases=(
   "reduce_sum_timing_differs.py reduce_sum incorrect true - timed --seed 20261201"
   "softmax_no_max.py softmax incorrect false"
   "layernorm_naive_variance.py layernorm incorrect false"
+  "embedding_lookup_dynamic_slice.py embedding_lookup ok false"
+  "reverse_complement_flip_outside.py reverse_complement ok false"
+  "nucleotide_onehot_transposed.py nucleotide_onehot ok false"
+  "matmul_weight_packing.py matmul ok true"
+  "embedding_lookup_packed_table.py embedding_lookup ok true"
+  "relu_padded.py relu ok true"
+  "matmul_split_k.py matmul ok true"
 )
 fails=0
 for c in "${cases[@]}"; do

@@ -170,7 +170,9 @@ double element_bytes(std::string_view element, std::size_t line) {
   throw module_parse_error(line, fmt::format("cannot tell the size of the element type '{}'", element));
 }
 
-double bytes_of(const hlo_type& type, std::size_t line) { return type.elements * element_bytes(type.element, line); }
+double bytes_of(const hlo_type& type, std::size_t line) {
+  return type.elements > 0 ? type.elements * element_bytes(type.element, line) : 0;  // tokens hold no data
+}
 
 const hlo_function& find_function(const hlo_module& module, const std::string& name, std::size_t line) {
   const auto it = module.functions.find(name);
