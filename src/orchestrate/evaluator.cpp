@@ -297,6 +297,7 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
   options.task_flops = task.flops_at(m_config.size).value_or(0.0);
   options.max_outside_share = thresholds::max_outside_work;
   options.scalar_setup_elements = thresholds::scalar_setup_elements;
+  options.max_moved_share = thresholds::max_moved_share;
   set_movement_options(options, task, m_config.size, loaded);
   result.trust["analysed_module"] =
       cpu_pair ? "the CUDA lowering the tracer exported beside the interpret-mode module the executor ran "

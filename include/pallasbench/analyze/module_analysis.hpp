@@ -8,9 +8,10 @@
 // "source_analysis" (check/filters/source_analysis.hpp) runs it and turns its problems into the verdict.
 //
 // Counting, outside the Pallas custom calls (everything in the StableHLO is outside them):
-// - free: layout and bookkeeping ops (constant, reshape, broadcast_in_dim, transpose, slice, pad,
-//   concatenate, iota, tuple ops, bitcast_convert, optimization_barrier, returns, ...) and the
-//   Pallas custom calls themselves;
+// - free of work: layout and bookkeeping ops (constant, reshape, broadcast_in_dim, transpose,
+//   slice, dynamic_slice, pad, concatenate, reverse, iota, tuple ops, bitcast_convert,
+//   optimization_barrier, returns, ...) and the Pallas custom calls themselves; the data that
+//   layout ops move is counted in bytes (below);
 // - scalar setup: an op that touches at most options.scalar_setup_elements elements (its
 //   results, and for reductions and contractions also its data operands: a full reduction to
 //   a scalar is work, not setup) is neither counted nor forbidden;
@@ -35,6 +36,35 @@
 // the outside work over the task's FLOP model, and never over less than the work the module
 // certainly does (what XLA does outside plus one operation per element the kernels write), so a
 // task whose FLOP model is 0 or too small still gets a share at most 1. 0 when both are 0.
+//
+// Data movement (detail/data_movement.cpp, detail/movement_ops.cpp). Each value carries the set
+// of @main arguments it derives from: an op's results derive from all its operands (a Pallas
+// call's too) and from what its regions return; a case/if's from its selector and every
+// branch; a while's from its initial values, the body's returns and the condition, to a fixed
+// point; a call's through the callee, per pattern of argument sets. @main's arguments are the
+// task's inputs (options.main_inputs says which: jax.export drops unused ones).
+// - data-dependent addressing is refused at any size: a dynamic_slice, real_dynamic_slice or
+//   dynamic_update_slice whose start indices, a gather or scatter whose indices, or a case/if
+//   returning more than scalar setup whose selector derives from an input (through kernels
+//   too): the addressing of a gather is the kernel's work;
+// - moved bytes: the bytes of the elements a movement op puts at another multi-index than they
+//   had, at its result's element type: transpose its result unless only size-1 dims move (a
+//   bitcast); reverse its result unless every reversed dim has size 1; slice 0 for a prefix
+//   (starts 0, strides 1: undoing padding), else its result; pad 0 when the low and interior
+//   paddings are 0 (padding at the high end, to a block multiple), else its operand;
+//   concatenate every operand after a non-empty one along the dim; dynamic_slice and
+//   real_dynamic_slice (starts not from inputs) their result; broadcast_in_dim its result when
+//   it reorders the operand's dims of size > 1. reshape (row-major order kept), a broadcast in
+//   order (it replicates an element at new indices, but every copy keeps the element's own
+//   position along the operand's dims: an open edge, see docs/filters.md), bitcast_convert,
+//   iota and constant move nothing;
+// - only data derived from an input that is not a weight counts (options.weights: a weight is
+//   laid out once, offline, in deployment; weights mixed with other inputs are data);
+// - moved_share = moved_bytes / task_volume_bytes, task_volume_bytes = max(the byte model
+//   (options.task_bytes; without one at this dtype, @main's arguments and results once),
+//   task_flops * options.flop_element_bytes): a data-movement task's volume is its bytes, a
+//   compute-defined task's its FLOPs, each an operation on one output element. A share over
+//   options.max_moved_share is a problem.
 #pragma once
 
 #include <array>

@@ -24,10 +24,12 @@ const std::regex& harness_import_pattern() {
 
 filter_description source_analysis_filter::do_describe() const {
   return {"source_analysis",
-          "the compiled module: the share of the work outside the Pallas kernels; a kernel result must "
-          "reach the output, and a foreign custom call, a dot, gather, scatter, sort or cast outside "
-          "the kernels, a float32 task's kernel below f32, or an import of the harness fail it whatever "
-          "the share",
+          fmt::format("the compiled module: the share of the work outside the Pallas kernels; a kernel result "
+                      "must reach the output, and a foreign custom call, a dot, gather, scatter, sort or cast "
+                      "outside the kernels, addressing by an input's values outside them, more than {:g}% of the "
+                      "task's bytes moved outside them (weights aside), a float32 task's kernel below f32, or an "
+                      "import of the harness fail it whatever the share",
+                      100 * thresholds::max_moved_share),
           pass_direction::at_most, thresholds::max_outside_work, ""};
 }
 
