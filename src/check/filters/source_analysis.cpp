@@ -46,8 +46,9 @@ filter_result source_analysis_filter::do_evaluate(const filter_inputs& in) const
     problems.push_back(fmt::format("the candidate loaded task file {}", in.task_modules_loaded.front()));
   r.passed = problems.empty();
   if (r.passed) {
-    r.reason = fmt::format("{} Pallas kernel call(s); {:.2f}% of the work outside them", a.pallas_calls,
-                           100 * a.outside_share);
+    r.reason = fmt::format("{} Pallas kernel call(s); {:.2f}% of the work outside them, {:.2f}% of the task's bytes "
+                           "moved outside them",
+                           a.pallas_calls, 100 * a.outside_share, 100 * a.moved_share);
   } else {
     r.reason = problems.front();
     for (std::size_t i = 1; i < problems.size(); ++i) r.reason += "; " + problems[i];
