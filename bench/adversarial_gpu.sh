@@ -39,6 +39,13 @@ cases=(
   "layernorm_welford.py layernorm ok true"
   "layernorm_jax_ops_gpu.py layernorm ok true"
   "layernorm_xla.py layernorm ok false"
+  "embedding_lookup_dynamic_slice.py embedding_lookup ok false"
+  "reverse_complement_flip_outside.py reverse_complement ok false"
+  "nucleotide_onehot_transposed.py nucleotide_onehot ok false"
+  "matmul_weight_packing.py matmul ok true"
+  "embedding_lookup_packed_table.py embedding_lookup ok true"
+  "relu_padded.py relu ok true"
+  "matmul_split_k.py matmul ok true"
 )
 fails=0
 for c in "${cases[@]}"; do

@@ -23,7 +23,7 @@ SECONDS = {
     "e2e/test_dtype_suite.py": 97,
     "e2e/test_run.py": 75,
     "python/test_attention_variants.py": 62,
-    "e2e/test_adversarial.py": 56,
+    "e2e/test_adversarial.py": 64,
     "python/test_rows_variants.py": 52,
     "e2e/test_trusted_inputs.py": 42,
     "e2e/test_soak.py": 35,

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detail/data_movement.hpp"
 #include "detail/hlo_ops.hpp"
 #include "detail/kernel_dataflow.hpp"
 #include "detail/outside_work.hpp"
@@ -22,7 +23,8 @@ using detail::outside_totals;
 using detail::short_name;
 using json = nlohmann::json;
 
-// "stablehlo.exponential 3.28e+04, stablehlo.divide 3.28e+04, ...": the ops doing most work first.
+// "stablehlo.exponential 3.28e+04, stablehlo.divide 3.28e+04, ...": the ops doing most work (or
+// moving most bytes) first.
 std::string largest_ops(const std::map<std::string, double>& op_work) {
   constexpr std::size_t k_shown = 5;
   std::vector<std::pair<double, std::string>> ranked;
@@ -69,13 +71,76 @@ std::vector<std::string> module_problems(const module_analysis& a, const outside
   for (const auto& target : a.refused_custom_calls)
     problems.push_back(fmt::format("custom call '{}' (host callbacks and foreign kernels are refused)", target));
   problems.insert(problems.end(), a.forbidden_outside.begin(), a.forbidden_outside.end());
+  if (!a.data_dependent_addressing.empty())
+    problems.push_back(
+        fmt::format("data-dependent addressing outside the Pallas kernels: {}{} (gathers belong in the kernel)",
+                    a.data_dependent_addressing.front(),
+                    a.data_dependent_addressing.size() > 1
+                        ? fmt::format(", and {} more op(s) like it", a.data_dependent_addressing.size() - 1)
+                        : ""));
   for (const auto& loop : a.outside_loops)
     problems.push_back(fmt::format("a loop outside the Pallas kernels carries tensor data ({})", loop));
   if (a.pallas_calls > 0 && !a.output_from_kernel) problems.emplace_back("no Pallas kernel result reaches the output");
   if (a.outside_share > options.max_outside_share)
     problems.push_back(fmt::format("{:.1f}% of the work outside the Pallas kernels ({})", 100 * a.outside_share,
                                    largest_ops(t.op_work)));
+  if (a.moved_share > options.max_moved_share)
+    problems.push_back(fmt::format(
+        "{:.1f}% of the task's bytes moved outside the Pallas kernels (bytes: {}; data movement belongs in the "
+        "kernel, only weights may be packed outside)",
+        100 * a.moved_share, largest_ops(a.moved_ops)));
   return problems;
+}
+
+// Per @main argument, the task input it is (see module_analysis_options::main_inputs).
+std::vector<std::size_t> main_argument_inputs(const hlo_function& main, const module_analysis_options& options) {
+  std::vector<std::size_t> map = options.main_inputs;
+  if (map.empty())
+    for (std::size_t i = 0; i < main.args.size(); ++i) map.push_back(i);
+  if (map.size() != main.args.size())
+    throw module_parse_error(
+        main.line, fmt::format("@main takes {} arguments but {} task inputs were kept", main.args.size(), map.size()));
+  if (!options.inputs.empty())
+    for (const std::size_t input : map)
+      if (input >= options.inputs.size())
+        throw module_parse_error(main.line, fmt::format("@main's arguments are {} of the task's {} inputs",
+                                                        fmt::join(map, ", "), options.inputs.size()));
+  return map;
+}
+
+// "input 'ids'", "inputs 'ids', 'x'" (an argument's %name when the task's inputs are not known).
+std::string input_names(const detail::arg_set& args, const hlo_function& main, const std::vector<std::size_t>& map,
+                        const module_analysis_options& options) {
+  std::vector<std::string> names;
+  for (const std::size_t arg : args)
+    names.push_back(fmt::format("'{}'", options.inputs.empty() ? main.args[arg] : options.inputs[map[arg]]));
+  return fmt::format("input{} {}", names.size() > 1 ? "s" : "", fmt::join(names, ", "));
+}
+
+// Without a byte model at this dtype: reading every input once and writing the output once.
+double io_bytes(const hlo_function& main) {
+  double bytes = 0;
+  for (const auto& type : main.arg_types) bytes += detail::bytes_of(type, main.line);
+  for (const auto& type : main.result_types) bytes += detail::bytes_of(type, main.line);
+  return bytes;
+}
+
+// Data-dependent addressing and the moved share (the rules at the top of module_analysis.hpp).
+void add_movement(module_analysis& a, const hlo_module& module, const hlo_function& main,
+                  const module_analysis_options& options) {
+  const auto map = main_argument_inputs(main, options);
+  std::vector<bool> weight_args;
+  for (std::size_t i = 0; i < main.args.size(); ++i)
+    weight_args.push_back(!options.inputs.empty() && options.weights.contains(options.inputs[map[i]]));
+  const auto totals = detail::count_data_movement(module, weight_args, options.scalar_setup_elements);
+  for (const auto& use : totals.addressing)
+    a.data_dependent_addressing.push_back(fmt::format("{} on line {} takes {} from {}", use.op, use.line, use.what,
+                                                      input_names(use.args, main, map, options)));
+  a.moved_bytes = totals.moved_bytes;
+  a.moved_ops = totals.op_bytes;
+  const double bytes_model = options.task_bytes > 0 ? options.task_bytes : io_bytes(main);
+  a.task_volume_bytes = std::max(bytes_model, options.task_flops * options.flop_element_bytes);
+  a.moved_share = a.task_volume_bytes > 0 ? a.moved_bytes / a.task_volume_bytes : (a.moved_bytes > 0 ? 1.0 : 0.0);
 }
 
 }  // namespace
@@ -89,6 +154,7 @@ module_analysis analyze_module(std::string_view stablehlo, const std::vector<ker
   const outside_totals t = detail::count_outside_work(module, "main", fn.line, options);
   module_analysis a = summarize(
       t, detail::results_from_kernel(module, "main", std::vector<bool>(fn.args.size(), false), fn.line), options);
+  add_movement(a, module, fn, options);
   a.problems = module_problems(a, t, options);
   a.precision = analyze_kernel_precision(kernels, options);
   std::size_t written = 0;
@@ -120,6 +186,11 @@ json module_analysis::to_json() const {
           {"outside_ops", outside_ops},
           {"forbidden_outside", forbidden_outside},
           {"outside_loops", outside_loops},
+          {"data_dependent_addressing", data_dependent_addressing},
+          {"moved_bytes", moved_bytes},
+          {"task_volume_bytes", task_volume_bytes},
+          {"moved_share", moved_share},
+          {"moved_ops", moved_ops},
           {"output_from_kernel", output_from_kernel},
           {"problems", problems},
           {"backends", backends},

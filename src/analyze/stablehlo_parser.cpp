@@ -149,9 +149,9 @@ private:
     if (peek().kind == tok::arrow) {
       advance();
       if (peek().is('('))
-        (void)parse_type_list();
+        fn.result_types = parse_type_list();
       else
-        (void)parse_one_type();
+        fn.result_types.push_back(parse_one_type());
     }
     if (accept_word("attributes")) skip_balanced();
     if (!peek().is('{')) fail(fmt::format("the body of @{} (declarations are not followed)", fn.name));

@@ -251,6 +251,32 @@ json evaluator::call_tracer(task_result& result, worker& tracer, const protocol:
   }
 }
 
+namespace {
+
+// Bytes of one element of a numpy dtype ("float32" 4, "bfloat16" 2, "uint8" 1, "bool" 1): the
+// width its name ends with.
+double numpy_element_bytes(const std::string& name) {
+  const std::size_t digits = name.find_first_of("0123456789");
+  if (name == "bool" || digits == std::string::npos) return 1;
+  return std::max(1, std::stoi(name.substr(digits)) / 8);
+}
+
+// What the data-movement rule needs (module_analysis.hpp): the task's inputs and weights, which
+// of them @main takes (the executor reads it off the deserialized module: jax.export drops
+// unused inputs), and the task's byte model and output element at this size and dtype.
+void set_movement_options(module_analysis_options& options, const task_info& task, problem_size size,
+                          const json& loaded) {
+  for (const auto& input : task.inputs) {
+    options.inputs.push_back(input.name);
+    if (input.weight) options.weights.insert(input.name);
+  }
+  if (loaded.contains("main_inputs")) options.main_inputs = loaded.at("main_inputs").get<std::vector<std::size_t>>();
+  options.task_bytes = task.bytes_at(size).value_or(0.0);
+  options.flop_element_bytes = numpy_element_bytes(task.output_dtype);
+}
+
+}  // namespace
+
 void evaluator::analyse(task_result& result, const task_info& task, const json& loaded) {
   m_phase = failure_phase::analysis;
   const bool cpu_pair = loaded.contains("analysis_stablehlo") && loaded["analysis_stablehlo"].is_string();
@@ -272,6 +298,8 @@ void evaluator::analyse(task_result& result, const task_info& task, const json& 
   options.task_flops = task.flops_at(m_config.size).value_or(0.0);
   options.max_outside_share = thresholds::max_outside_work;
   options.scalar_setup_elements = thresholds::scalar_setup_elements;
+  options.max_moved_share = thresholds::max_moved_share;
+  set_movement_options(options, task, m_config.size, loaded);
   result.trust["analysed_module"] =
       cpu_pair ? "the CUDA lowering the tracer exported beside the interpret-mode module the executor ran "
                  "(CPU: that the two match is not verifiable)"

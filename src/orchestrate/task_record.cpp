@@ -95,7 +95,7 @@ json shapes_json(const task_result& r) {
   for (const auto& in : r.task.inputs) {
     json shape = nullptr;
     if (size_it != r.task.shapes.end()) shape = size_it->second.at(in.name);
-    inputs.push_back({{"name", in.name}, {"domain", in.domain}, {"shape", shape}});
+    inputs.push_back({{"name", in.name}, {"domain", in.domain}, {"shape", shape}, {"weight", in.weight}});
   }
   return inputs;
 }

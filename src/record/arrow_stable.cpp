@@ -26,6 +26,7 @@ constexpr std::array k_keyed_maps = {
     "/artifacts/summary/kernels/*/ptx/special_functions",
     "/artifacts/summary/kernels/*/ptx/tensor_core_instructions",
     "/correctness/stress_skipped",
+    "/trust/module_analysis/moved_ops",
 };
 
 void drop_nulls(json& j) {

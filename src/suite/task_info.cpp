@@ -14,7 +14,8 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.category = j.at("category").get<std::string>();
   t.path = j.value("path", "");
   t.sha256 = j.value("sha256", "");
-  for (const auto& in : j.at("inputs")) t.inputs.push_back({in.at("name"), in.at("domain")});
+  for (const auto& in : j.at("inputs"))
+    t.inputs.push_back({in.at("name"), in.at("domain"), in.value("weight", false)});
   for (const auto& [size, inputs] : j.at("shapes").items())
     for (const auto& [input, shape] : inputs.items()) t.shapes[size][input] = shape.get<std::vector<std::int64_t>>();
   const auto tolerance_of = [](const nlohmann::json& tol) {

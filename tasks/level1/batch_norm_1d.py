@@ -29,7 +29,7 @@ from pallasbench import task as tl
 NAME = "batch_norm_1d"
 LEVEL = 1
 CATEGORY = "normalization"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("gamma", tl.REAL), tl.Input("beta", tl.REAL))
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("gamma", tl.REAL, weight=True), tl.Input("beta", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"x": (4096, 1024), "gamma": (1024,), "beta": (1024,)})
 TOLERANCE = tl.ELEMENTWISE
 USES_TF32 = False

@@ -36,7 +36,7 @@ from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 NAME = "batched_matmul"
 LEVEL = 1
 CATEGORY = "matmul"
-INPUTS = (tl.Input("a", tl.REAL), tl.Input("b", tl.REAL))
+INPUTS = (tl.Input("a", tl.REAL), tl.Input("b", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"a": (8, 256, 256), "b": (8, 256, 256)},
                   small={"a": (4, 64, 64), "b": (4, 64, 64)},
                   large={"a": (16, 512, 512), "b": (16, 512, 512)})

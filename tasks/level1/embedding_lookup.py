@@ -19,7 +19,7 @@ from pallasbench.task import stress
 NAME = "embedding_lookup"
 LEVEL = 1
 CATEGORY = "index"
-INPUTS = (tl.Input("table", tl.REAL), tl.Input("ids", tl.DISCRETE))
+INPUTS = (tl.Input("table", tl.REAL, weight=True), tl.Input("ids", tl.DISCRETE))
 SHAPES = tl.sizes(medium={"table": (32000, 768), "ids": (512,)},
                   small={"table": (8000, 256), "ids": (128,)},
                   large={"table": (128000, 1024), "ids": (2048,)})

@@ -25,7 +25,7 @@ from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 NAME = "matmul"
 LEVEL = 1
 CATEGORY = "matmul"
-INPUTS = (tl.Input("a", tl.REAL), tl.Input("b", tl.REAL))
+INPUTS = (tl.Input("a", tl.REAL), tl.Input("b", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"a": (1024, 1024), "b": (1024, 1024)},
                   small={"a": (256, 256), "b": (256, 256)},
                   large={"a": (4096, 4096), "b": (4096, 4096)})

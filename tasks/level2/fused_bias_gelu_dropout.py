@@ -26,7 +26,7 @@ from pallasbench.task import tuning
 NAME = "fused_bias_gelu_dropout"
 LEVEL = 2
 CATEGORY = "activation"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("b", tl.REAL), tl.Input("keep", tl.DISCRETE))
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("b", tl.REAL, weight=True), tl.Input("keep", tl.DISCRETE))
 SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,), "keep": (4096, 4096)})
 TOLERANCE = tl.TRANSCENDENTAL
 USES_TF32 = False

@@ -17,7 +17,7 @@ from pallasbench.task.families.elementwise import ORDER_DEPENDENT, STRESS, USES_
 NAME = "fused_gelu_bias"
 LEVEL = 2
 CATEGORY = "activation"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("b", tl.REAL))
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("b", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"x": (4096, 4096), "b": (4096,)})
 TOLERANCE = tl.TRANSCENDENTAL
 

@@ -26,7 +26,7 @@ from pallasbench.task import tuning
 NAME = "pwm_scan"
 LEVEL = 2
 CATEGORY = "genomics"
-INPUTS = (tl.Input("seq", tl.ONE_HOT_ROWS), tl.Input("pwm", tl.REAL))
+INPUTS = (tl.Input("seq", tl.ONE_HOT_ROWS), tl.Input("pwm", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"seq": (1024, 4), "pwm": (4, 12)},
                   small={"seq": (256, 4), "pwm": (4, 8)},
                   large={"seq": (4096, 4), "pwm": (4, 16)})

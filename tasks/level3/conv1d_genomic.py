@@ -21,7 +21,7 @@ from pallasbench import task as tl
 NAME = "conv1d_genomic"
 LEVEL = 3
 CATEGORY = "genomics"
-INPUTS = (tl.Input("x", tl.ONE_HOT_ROWS), tl.Input("w", tl.REAL), tl.Input("b", tl.REAL))
+INPUTS = (tl.Input("x", tl.ONE_HOT_ROWS), tl.Input("w", tl.REAL, weight=True), tl.Input("b", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"x": (16, 4096, 4), "w": (15, 4, 64), "b": (64,)},
                   small={"x": (2, 256, 4), "w": (15, 4, 64), "b": (64,)},
                   large={"x": (64, 16384, 4), "w": (15, 4, 64), "b": (64,)})

@@ -25,8 +25,8 @@ from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32,
 NAME = "gated_mlp"
 LEVEL = 3
 CATEGORY = "mlp"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("wg", tl.REAL), tl.Input("wu", tl.REAL),
-          tl.Input("wd", tl.REAL))
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("wg", tl.REAL, weight=True), tl.Input("wu", tl.REAL, weight=True),
+          tl.Input("wd", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"x": (256, 512), "wg": (512, 1024), "wu": (512, 1024),
                           "wd": (1024, 512)})
 TOLERANCE = tl.MATMUL

@@ -32,8 +32,8 @@ from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 NAME = "mlp_block"
 LEVEL = 3
 CATEGORY = "mlp"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("w1", tl.REAL), tl.Input("b1", tl.REAL),
-          tl.Input("w2", tl.REAL), tl.Input("b2", tl.REAL))
+INPUTS = (tl.Input("x", tl.REAL), tl.Input("w1", tl.REAL, weight=True), tl.Input("b1", tl.REAL, weight=True),
+          tl.Input("w2", tl.REAL, weight=True), tl.Input("b2", tl.REAL, weight=True))
 SHAPES = tl.sizes(medium={"x": (1024, 768), "w1": (768, 3072), "b1": (3072,),
                           "w2": (3072, 768), "b2": (768,)})
 TOLERANCE = tl.MATMUL

@@ -52,8 +52,7 @@ from pallasbench.task.families.matmul import ORDER_DEPENDENT, USES_TF32
 NAME = "transformer_block"
 LEVEL = 3
 CATEGORY = "full_model"
-INPUTS = (tl.Input("x", tl.REAL), tl.Input("wq", tl.REAL), tl.Input("wk", tl.REAL),
-          tl.Input("wv", tl.REAL), tl.Input("wo", tl.REAL), tl.Input("wff", tl.REAL))
+INPUTS = (tl.Input("x", tl.REAL), *(tl.Input(w, tl.REAL, weight=True) for w in ("wq", "wk", "wv", "wo", "wff")))
 SHAPES = tl.sizes(medium={"x": (128, 256), "wq": (256, 64), "wk": (256, 64), "wv": (256, 64),
                           "wo": (64, 256), "wff": (256, 256)})
 TOLERANCE = tl.MATMUL

@@ -42,6 +42,13 @@ fixture load_case(const fs::path& dir, const std::string& name) {
   f.options.float_task = entry.at("float32_task");
   f.options.allow_tf32 = entry.at("allow_tf32");
   f.options.task_flops = entry.at("task_flops");
+  // The data-movement options, where the case is a suite task (check_suite.py).
+  f.options.inputs = entry.value("inputs", std::vector<std::string>{});
+  const auto weights = entry.value("weights", std::vector<std::string>{});
+  f.options.weights = std::set<std::string>(weights.begin(), weights.end());
+  f.options.main_inputs = entry.value("main_inputs", std::vector<std::size_t>{});
+  f.options.task_bytes = entry.value("task_bytes", 0.0);
+  f.options.flop_element_bytes = entry.value("flop_element_bytes", 4.0);
   for (const auto& k : entry.at("kernels"))
     f.kernels.push_back({k.at("target"), k.at("name"),
                          k.contains("file") ? read_text(dir / k.at("file").get<std::string>()) : "",

@@ -31,7 +31,7 @@ def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypat
     monkeypatch.setattr(compiler_artifacts, "load_mosaic_runtime", lambda: loads.append(1))
     # matmul ships the Mosaic GPU kernel at MEDIUM float32 and at LARGE bfloat16 (its TUNED table)
     size = "medium" if dtype == "float32" else "large"
-    _, kernels = executor.describe_module(_exported("matmul", size, dtype))
+    _, kernels, _ = executor.describe_module(_exported("matmul", size, dtype))
     mosaic = [k for k in kernels if k["target"] in compiler_artifacts.MOSAIC_TARGETS]
     assert len(mosaic) == 1 and mosaic[0]["name"] == "matmul" and "error" not in mosaic[0], mosaic[0].get("error")
     assert "wgmma.mma_async" in mosaic[0]["ir"] and wgmma in mosaic[0]["ir"]
@@ -45,7 +45,7 @@ def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypat
     assert [k["name"] for k in kernels if k["target"] not in compiler_artifacts.MOSAIC_TARGETS] == (
         ["matmul_pack"] if dtype == "float32" else [])  # float32's Triton packing pass
     assert loads == [1]  # the runtime, for the compile that follows
-    _, kernels = executor.describe_module(_exported("matmul", "small", dtype))  # Triton only
+    _, kernels, _ = executor.describe_module(_exported("matmul", "small", dtype))  # Triton only
     assert kernels and loads == [1]
 
 

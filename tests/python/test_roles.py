@@ -101,6 +101,7 @@ def test_trace_load_compile_run(reference, executor, tmp_path):
     assert loaded["ok"], loaded
     assert "__gpu$xla.gpu.triton" in loaded["analysis_stablehlo"] and "__gpu$xla.gpu.triton" not in loaded["stablehlo"]
     assert loaded["kernels"] and "tt.func" in loaded["kernels"][0]["ir"]
+    assert loaded["main_inputs"] == [0, 1]  # @main takes x and y (the data-movement rule names them)
     compiled = executor.call(cmd="compile", artifacts={"mode": "files", "dir": str(tmp_path / "c")})
     assert compiled["ok"] and compiled["compile_s"] > 0
     assert compiled["artifacts"] == {"mode": "files", "artifacts_unavailable": "cpu interpret mode"}

@@ -47,6 +47,18 @@ def test_integer_ops_tasks_work_on_integer_data(task):
     assert all(np.issubdtype(np.asarray(x).dtype, np.integer) for x in inputs), task.NAME
 
 
+def test_weights_are_float_parameters_and_described(task):
+    """A weight (tl.Input(..., weight=True)) is a model parameter, which the data-movement rule
+    lets a candidate pack outside its kernels (docs/filters.md): never the discrete data a task
+    indexes or counts by. describe sends the flag to the harness."""
+    inputs = task.make_inputs(np.random.default_rng(0), task.SHAPES["small"])
+    for spec, x in zip(task.INPUTS, inputs):
+        if spec.weight:
+            assert spec.domain != tl.DISCRETE and np.issubdtype(np.asarray(x).dtype, np.floating), spec
+    described = {i["name"]: i["weight"] for i in registry.describe(task)["inputs"]}
+    assert described == {i.name: i.weight for i in task.INPUTS}
+
+
 def test_inputs_follow_shapes(task):
     for size in tl.SIZE_NAMES:
         if size != "small" and sum(math.prod(s) for s in task.SHAPES[size].values()) > 1 << 22:

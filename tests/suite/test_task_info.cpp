@@ -32,6 +32,15 @@ nlohmann::json described() {
             {"float16", view(1e-3, "float16", "float16", std::nullopt)}}}};
 }
 
+TEST(TaskInfo, WeightInputsAreRead) {
+  auto j = described();
+  j["inputs"][1]["weight"] = true;  // absent on x: not a weight
+  const auto task = task_info::from_json(j);
+  EXPECT_FALSE(task.inputs[0].weight);
+  EXPECT_TRUE(task.inputs[1].weight);
+  EXPECT_TRUE(task.at(float_dtype::bfloat16).inputs[1].weight);
+}
+
 TEST(TaskInfo, AtADtypeIsItsViewWhole) {
   const auto task = task_info::from_json(described());
   const auto f16 = task.at(float_dtype::float16);

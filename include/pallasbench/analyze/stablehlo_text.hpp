@@ -54,7 +54,7 @@ struct hlo_op {
 struct hlo_function {
   std::string name;
   std::vector<std::string> args;
-  std::vector<hlo_type> arg_types;
+  std::vector<hlo_type> arg_types, result_types;
   hlo_region body;
   std::size_t line = 0;
 };

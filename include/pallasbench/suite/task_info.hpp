@@ -19,6 +19,7 @@ namespace pallasbench {
 struct input_info {
   std::string name;
   std::string domain;
+  bool weight = false;  // a model parameter: movement of weights alone outside the kernels is packing
 };
 
 // The task as evaluated at one dtype, as the reference process's describe derives it (task/dtypes.py

@@ -80,8 +80,13 @@ ONE_HOT_ROWS = "one_hot_rows"  # one-hot rows (encoded DNA): resample whole rows
 
 @dataclass(frozen=True)
 class Input:
+    """One input of a task. `weight`: a model parameter (a matmul's or a convolution's weights, a
+    bias, a norm's scale, an embedding table, a PWM), which a deployment lays out once, offline:
+    data movement outside the kernels that derives from weights alone is packing and is not
+    counted against the kernel (docs/filters.md, "Data movement")."""
     name: str
     domain: str = REAL
+    weight: bool = False
 
 
 def normal(rng: np.random.Generator, shape, scale: float = 1.0) -> np.ndarray:

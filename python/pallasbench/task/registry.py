@@ -149,7 +149,7 @@ def describe(module: ModuleType) -> dict:
         "level": module.LEVEL,
         "category": module.CATEGORY,
         "path": str(Path(module.__file__).resolve()),
-        "inputs": [{"name": i.name, "domain": i.domain} for i in module.INPUTS],
+        "inputs": [{"name": i.name, "domain": i.domain, "weight": i.weight} for i in module.INPUTS],
         "shapes": {size: {k: list(v) for k, v in s.items()} for size, s in module.SHAPES.items()},
         "tolerance": module.TOLERANCE.as_dict(),
         "uses_tf32": module.USES_TF32,

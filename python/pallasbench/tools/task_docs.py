@@ -172,6 +172,7 @@ def task_facts(module: ModuleType) -> dict:
         "inputs_source": source_with_helpers(module.make_inputs),
         "stress_source": source_with_helpers(module.stress_inputs) if hasattr(module, "stress_inputs") else None,
         "domains": {i.name: i.domain for i in module.INPUTS},
+        "weights": [i.name for i in module.INPUTS if i.weight],
     }
 
 
@@ -185,7 +186,8 @@ def io_table(f: dict) -> list[str]:
     rows = ["| | domain | dtype | " + " | ".join(SIZE_NAMES) + " |", "|---|---|---|" + "---|" * len(SIZE_NAMES)]
     for name, domain in f["domains"].items():
         shapes = " | ".join(shape_text(f["shapes"][size][name]) for size in SIZE_NAMES)
-        rows.append(f"| `{name}` | {domain} | {f['dtypes'][name]} | {shapes} |")
+        kind = f"{domain}, weight" if name in f["weights"] else domain
+        rows.append(f"| `{name}` | {kind} | {f['dtypes'][name]} | {shapes} |")
     out_dtype = f["outputs"]["small"][1]
     low = {f["low_output_dtype"][d] for d in f["low_output_dtype"]}
     if low != {out_dtype}:

@@ -43,9 +43,11 @@ def _check_signature(exported, avals, platform: str):
                            f"not for {platform}")
 
 
-def describe_module(exported) -> tuple[str, list[dict]]:
+def describe_module(exported) -> tuple[str, list[dict], list[int]]:
     """The module's StableHLO without debug locations (they name the tracer's files and cost the
-    analysis a pass), and every Pallas custom call's kernel, its Triton IR decoded to text."""
+    analysis a pass), every Pallas custom call's kernel, its Triton IR decoded to text, and per
+    argument of @main the task input it is (jax.export drops the inputs the function never uses;
+    the call passes the kept ones in order, so this is what the module receives, whoever wrote it)."""
     from jax._src.interpreters import mlir
     from jax._src.lib.mlir import ir
 
@@ -56,7 +58,7 @@ def describe_module(exported) -> tuple[str, list[dict]]:
         kernels = [compiler_artifacts.decode_kernel(target, config) for target, config in calls]
     if any(target in compiler_artifacts.MOSAIC_TARGETS for target, _ in calls):
         compiler_artifacts.load_mosaic_runtime()  # before the compile, which links its host code
-    return text, kernels
+    return text, kernels, [int(i) for i in exported.module_kept_var_idx]
 
 
 class Executor:
@@ -82,14 +84,15 @@ class Executor:
         avals = [jax.ShapeDtypeStruct(tuple(s.shape), dtypes.numpy_dtype(s.dtype)) for s in req.inputs]
         exported = _deserialize(req.module, "module")
         _check_signature(exported, avals, self._platform())
-        text, kernels = describe_module(exported)
+        text, kernels, main_inputs = describe_module(exported)
         reply = {"stablehlo": text, "platforms": list(exported.platforms), "kernels": kernels,
+                 "main_inputs": main_inputs,
                  "output": {"shape": list(exported.out_avals[0].shape), "dtype": str(exported.out_avals[0].dtype)}}
         if req.analysis_module is not None:
             # CPU only: the CUDA lowering the tracer exported beside the interpret one.
             analysed = _deserialize(req.analysis_module, "analysis module")
             _check_signature(analysed, avals, "cuda")
-            reply["analysis_stablehlo"], reply["kernels"] = describe_module(analysed)
+            reply["analysis_stablehlo"], reply["kernels"], reply["main_inputs"] = describe_module(analysed)
         self._exported, self._avals = exported, avals
         self._input_dtypes = [s.dtype for s in req.inputs]  # low-precision inputs travel as float32
         return reply

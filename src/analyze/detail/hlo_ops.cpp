@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <numeric>
 #include <set>
@@ -37,25 +38,6 @@ const name_set k_forbidden = words(
     "all_to_all reduce_scatter collective_permute collective_broadcast infeed outfeed send recv");
 const name_set k_reductions = words("reduce reduce_window dot dot_general convolution select_and_scatter");
 
-// The integers of "key = [1, 2]" in text (empty when absent).
-std::vector<std::size_t> index_list(std::string_view text, std::string_view key) {
-  std::vector<std::size_t> out;
-  const std::size_t at = text.find(fmt::format("{} = [", key));
-  if (at == std::string_view::npos) return out;
-  std::size_t i = at + key.size() + 4;
-  while (i < text.size() && text[i] != ']') {
-    if (std::isdigit(static_cast<unsigned char>(text[i]))) {
-      std::size_t end = i;
-      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-      out.push_back(std::stoul(std::string(text.substr(i, end - i))));
-      i = end;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
 // Dimension `index` of type (1 when it has none there).
 double dim_of(const hlo_type& type, std::size_t index) { return index < type.dims.size() ? type.dims[index] : 1.0; }
 
@@ -64,10 +46,11 @@ double contraction_size(const hlo_op& op, std::string_view kind) {
   const hlo_type& lhs = op.operand_types[0];
   if (kind == "dot") return lhs.dims.empty() ? 1 : lhs.dims.back();
   if (kind == "dot_general") {
-    auto dims = index_list(op.text, "contracting_dims");
-    if (dims.empty()) dims = index_list(op.text, "lhs_contracting_dimensions");
-    return std::accumulate(dims.begin(), dims.end(), 1.0,
-                           [&](double product, std::size_t d) { return product * dim_of(lhs, d); });
+    const auto dims = int_list_attribute(op.text, {"contracting_dims", "lhs_contracting_dimensions"})
+                          .value_or(std::vector<std::int64_t>{});
+    return std::accumulate(dims.begin(), dims.end(), 1.0, [&](double product, std::int64_t d) {
+      return d < 0 ? product : product * dim_of(lhs, static_cast<std::size_t>(d));
+    });
   }
   // convolution: each output element reads the kernel elements of one output feature.
   if (op.operand_types.size() < 2) return 1;
@@ -115,6 +98,80 @@ double work_of(const hlo_op& op, std::string_view kind) {
     return elements_of(std::span(op.operand_types).first(op.operand_types.size() / 2));
   if (kind == "dot" || kind == "dot_general" || kind == "convolution") return 2 * results * contraction_size(op, kind);
   return results;
+}
+
+namespace {
+
+// Where `key = ` starts in text as a whole word (npos when absent): "dims" is not "contracting_dims".
+std::size_t find_key(std::string_view text, std::string_view key) {
+  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    const std::size_t after = at + key.size();
+    if ((at > 0 && is_word(text[at - 1])) || text.substr(after).find(" = ") != 0) continue;
+    return after + 3;
+  }
+  return std::string_view::npos;
+}
+
+// The signed integers of text up to the first `close` (or its end).
+std::vector<std::int64_t> integers_until(std::string_view text, char close) {
+  std::vector<std::int64_t> out;
+  const std::size_t end = std::min(text.find(close), text.size());
+  for (std::size_t i = 0; i < end; ++i) {
+    const bool negative = text[i] == '-' && i + 1 < end && std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (!negative && !std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    std::size_t j = i + (negative ? 1 : 0);
+    std::int64_t value = 0;
+    for (; j < end && std::isdigit(static_cast<unsigned char>(text[j])); ++j) value = value * 10 + (text[j] - '0');
+    out.push_back(negative ? -value : value);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::int64_t>> int_list_attribute(std::string_view text,
+                                                            std::initializer_list<std::string_view> keys) {
+  for (const auto key : keys) {
+    const std::size_t at = find_key(text, key);
+    if (at == std::string_view::npos) continue;
+    const std::string_view rest = text.substr(at);
+    if (rest.starts_with("[")) return integers_until(rest.substr(1), ']');
+    if (rest.starts_with("array<i64>")) return std::vector<std::int64_t>{};
+    if (rest.starts_with("array<i64:")) return integers_until(rest.substr(10), '>');
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> int_attribute(std::string_view text, std::initializer_list<std::string_view> keys) {
+  for (const auto key : keys) {
+    const std::size_t at = find_key(text, key);
+    if (at == std::string_view::npos) continue;
+    const auto values = integers_until(text.substr(at), ' ');
+    if (values.size() == 1) return values.front();
+  }
+  return std::nullopt;
+}
+
+double element_bytes(std::string_view element, std::size_t line) {
+  if (element == "i1" || element == "index") return element == "i1" ? 1 : 8;  // XLA keeps a pred in a byte
+  if (element.starts_with("complex<") && element.ends_with(">"))
+    return 2 * element_bytes(element.substr(8, element.size() - 9), line);
+  const std::size_t digits = element.find_first_of("0123456789");
+  const std::string_view prefix = element.substr(0, digits);
+  if (digits != std::string_view::npos &&
+      (prefix == "f" || prefix == "bf" || prefix == "i" || prefix == "ui" || prefix == "si" || prefix == "tf")) {
+    int bits = 0;
+    for (std::size_t i = digits; i < element.size() && std::isdigit(static_cast<unsigned char>(element[i])); ++i)
+      bits = bits * 10 + (element[i] - '0');
+    if (bits > 0) return std::max(1, bits / 8);  // sub-byte types take a byte each, as XLA stores them unpacked
+  }
+  throw module_parse_error(line, fmt::format("cannot tell the size of the element type '{}'", element));
+}
+
+double bytes_of(const hlo_type& type, std::size_t line) {
+  return type.elements > 0 ? type.elements * element_bytes(type.element, line) : 0;  // tokens hold no data
 }
 
 const hlo_function& find_function(const hlo_module& module, const std::string& name, std::size_t line) {

@@ -3,9 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pallasbench/analyze/stablehlo_text.hpp"
 
@@ -33,6 +37,23 @@ namespace pallasbench::detail {
 // Work of one op outside the kernels, in element operations (2 per multiply-add); kind is
 // short_name(op.name).
 [[nodiscard]] double work_of(const hlo_op& op, std::string_view kind);
+
+// The integers of an attribute, in the pretty form ("dims = [1, 0]") or the generic one
+// ("permutation = array<i64: 1, 0>"), under the first of `keys` the text has (a whole word);
+// none when it has none of them.
+[[nodiscard]] std::optional<std::vector<std::int64_t>> int_list_attribute(std::string_view text,
+                                                                          std::initializer_list<std::string_view> keys);
+
+// One integer attribute ("dim = 0", "dimension = 0 : i64"); none when absent.
+[[nodiscard]] std::optional<std::int64_t> int_attribute(std::string_view text,
+                                                        std::initializer_list<std::string_view> keys);
+
+// Bytes of one element of a StableHLO element type ("f32" 4, "bf16" 2, "ui8" 1, "i1" 1,
+// "complex<f32>" 8); module_parse_error (at `line`) for a type it cannot size.
+[[nodiscard]] double element_bytes(std::string_view element, std::size_t line);
+
+// Bytes of a value of the type.
+[[nodiscard]] double bytes_of(const hlo_type& type, std::size_t line);
 
 // The function called `name`; module_parse_error (at `line`, the call) when there is none.
 [[nodiscard]] const hlo_function& find_function(const hlo_module& module, const std::string& name, std::size_t line);

@@ -9,31 +9,13 @@
 #include <fmt/format.h>
 
 #include "hlo_ops.hpp"
+#include "value_scope.hpp"
 
 namespace pallasbench::detail {
 namespace {
 
-// Which values depend on a Pallas kernel result, region by region (inner regions see outer values).
-class scope {
-public:
-  void push() { m_frames.emplace_back(); }
-  void pop() { m_frames.pop_back(); }
-  void define(const std::string& name, bool from_kernel) { m_frames.back()[name] = from_kernel; }
-  [[nodiscard]] bool lookup(const std::string& name, std::size_t line) const {
-    // "%4" and "%4#0" name the same value of a one-result op.
-    const std::string alternative = name.ends_with("#0")                  ? name.substr(0, name.size() - 2)
-                                    : name.find('#') == std::string::npos ? name + "#0"
-                                                                          : "";
-    for (auto frame = m_frames.rbegin(); frame != m_frames.rend(); ++frame) {
-      if (auto it = frame->find(name); it != frame->end()) return it->second;
-      if (auto it = frame->find(alternative); !alternative.empty() && it != frame->end()) return it->second;
-    }
-    throw module_parse_error(line, fmt::format("use of undefined value {}", name));
-  }
-
-private:
-  std::vector<std::map<std::string, bool>> m_frames;
-};
+// Which values depend on a Pallas kernel result.
+using scope = value_scope<bool>;
 
 // Walks the module from one function, each function's flow computed once per pattern of arguments.
 class kernel_dataflow {

@@ -24,10 +24,12 @@ const std::regex& harness_import_pattern() {
 
 filter_description source_analysis_filter::do_describe() const {
   return {"source_analysis",
-          "the compiled module: the share of the work outside the Pallas kernels; a kernel result must "
-          "reach the output, and a foreign custom call, a dot, gather, scatter, sort or cast outside "
-          "the kernels, a float32 task's kernel below f32, or an import of the harness fail it whatever "
-          "the share",
+          fmt::format("the compiled module: the share of the work outside the Pallas kernels; a kernel result "
+                      "must reach the output, and a foreign custom call, a dot, gather, scatter, sort or cast "
+                      "outside the kernels, addressing by an input's values outside them, more than {:g}% of the "
+                      "task's bytes moved outside them (weights aside), a float32 task's kernel below f32, or an "
+                      "import of the harness fail it whatever the share",
+                      100 * thresholds::max_moved_share),
           pass_direction::at_most, thresholds::max_outside_work, ""};
 }
 
@@ -44,8 +46,9 @@ filter_result source_analysis_filter::do_evaluate(const filter_inputs& in) const
     problems.push_back(fmt::format("the candidate loaded task file {}", in.task_modules_loaded.front()));
   r.passed = problems.empty();
   if (r.passed) {
-    r.reason = fmt::format("{} Pallas kernel call(s); {:.2f}% of the work outside them", a.pallas_calls,
-                           100 * a.outside_share);
+    r.reason = fmt::format("{} Pallas kernel call(s); {:.2f}% of the work outside them, {:.2f}% of the task's bytes "
+                           "moved outside them",
+                           a.pallas_calls, 100 * a.outside_share, 100 * a.moved_share);
   } else {
     r.reason = problems.front();
     for (std::size_t i = 1; i < problems.size(); ++i) r.reason += "; " + problems[i];

@@ -15,6 +15,7 @@ module_analysis clean_analysis() {
   a.pallas_calls = 2;
   a.output_from_kernel = true;
   a.outside_share = 0.002;
+  a.moved_share = 0.118;
   return a;
 }
 
@@ -30,7 +31,9 @@ TEST(SourceAnalysis, CleanModulePassesAndSaysItsShare) {
   const auto r = source_analysis_filter().evaluate(over(a));
   EXPECT_TRUE(r.passed) << r.reason;
   EXPECT_DOUBLE_EQ(r.value, 0.002);
-  EXPECT_NE(r.reason.find("2 Pallas kernel call(s); 0.20% of the work outside"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("2 Pallas kernel call(s); 0.20% of the work outside them, 11.80% of the task's bytes moved"),
+            std::string::npos)
+      << r.reason;
 }
 
 TEST(SourceAnalysis, ValueAndThresholdAreTheSharesOfTheAnalysis) {

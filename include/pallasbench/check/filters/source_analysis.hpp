@@ -14,6 +14,12 @@ namespace thresholds {
 // outside. Dots, gathers, scatters, sorts and casts are refused outside whatever their share
 // (module_analysis.hpp), so 5% buys no matmul.
 inline constexpr double max_outside_work = 0.05;
+// Data movement outside the kernels (module_analysis.hpp), over the task's volume in bytes: the
+// suite's honest kernels move at most 11.8% (triangle_update at SMALL, its channel-major
+// transposes; every other task 0 once its weights are packing), while leaving a data-movement
+// task's movement to XLA moves half its byte model or more (the output once: reverse_complement's
+// flip 50%), so 25% sits between the two, a factor of two from each.
+inline constexpr double max_moved_share = 0.25;
 // Outside ops on at most this many elements are scalar setup.
 inline constexpr double scalar_setup_elements = 64;
 }  // namespace thresholds

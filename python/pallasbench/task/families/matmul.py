@@ -34,9 +34,9 @@ ORDER_DEPENDENT = False
 STRESS = stress_cases("tiny", "large", large_factor=1e3, offset=NO_ROW_STATISTIC, degenerate=NO_DISCRETE_INPUT,
                       distinct=NO_DISCRETE_INPUT)
 
-INPUTS = (Input("x", REAL), Input("w", REAL))
-LINEAR_INPUTS = (*INPUTS, Input("b", REAL))
-GATED_INPUTS = (Input("x", REAL), Input("wg", REAL), Input("wu", REAL))
+INPUTS = (Input("x", REAL), Input("w", REAL, weight=True))
+LINEAR_INPUTS = (*INPUTS, Input("b", REAL, weight=True))
+GATED_INPUTS = (Input("x", REAL), Input("wg", REAL, weight=True), Input("wu", REAL, weight=True))
 
 
 def make_inputs(rng, shapes):
