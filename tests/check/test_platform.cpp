@@ -14,7 +14,7 @@ namespace {
 using testing::temp_dir;
 using testing::write_f32;
 
-constexpr tolerance k_elementwise{1e-5, 1e-5, 1e-5};
+constexpr tolerance k_case_tolerance{1e-5, 1e-5, 1e-5};
 
 // A candidate's and the platform's outputs, each against one reference.
 struct case_fixture {
@@ -22,7 +22,7 @@ struct case_fixture {
   npy_array reference;
   explicit case_fixture(const std::vector<float>& ref)
       : reference(npy_array::open(write_f32(dir, "ref.npy", {(std::int64_t)ref.size()}, ref))) {}
-  comparison against(const char* name, const std::vector<float>& values, const tolerance& tol = k_elementwise) {
+  comparison against(const char* name, const std::vector<float>& values, const tolerance& tol = k_case_tolerance) {
     return compare(npy_array::open(write_f32(dir, name, {(std::int64_t)values.size()}, values)), reference, tol);
   }
 };
