@@ -1,6 +1,10 @@
 #include "pallasbench/orchestrate/worker.hpp"
 
+#include <sys/resource.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,9 @@ std::vector<std::pair<std::string, std::string>> scrubbed_environment(const work
           {"PALLASBENCH_ROLE", std::string(to_string(o.role))},
           {"JAX_PLATFORMS", "cpu"},  // lowering for CUDA needs no GPU
           {"CUDA_VISIBLE_DEVICES", ""},
+          // glibc reserves 64 MiB of address space per malloc arena (up to 8 a core): under
+          // RLIMIT_AS that is share spent on nothing.
+          {"MALLOC_ARENA_MAX", "2"},
           {"TF_CPP_MIN_LOG_LEVEL", "1"}};
 }
 
@@ -54,6 +61,9 @@ child_process::options process_options(const worker_options& o) {
     opts.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     opts.env.emplace_back("CUDA_VISIBLE_DEVICES", o.visible_devices);
   }
+  // The lane's share of its GPU: XLA's allocator takes no more (its limit with preallocation off too).
+  if (o.memory && o.memory->plan.device_share > 0)
+    opts.env.emplace_back("XLA_PYTHON_CLIENT_MEM_FRACTION", fmt::format("{:.4f}", o.memory->plan.device_share));
   if (o.device == device_choice::cpu) opts.env.emplace_back("JAX_PLATFORMS", "cpu");
   if (o.device == device_choice::gpu) opts.env.emplace_back("JAX_PLATFORMS", "cuda");
   // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).
@@ -69,7 +79,45 @@ worker_failure::worker_failure(kind k, std::string message, std::optional<exit_s
     : error(message, where), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
 
 worker::worker(const worker_options& options)
-    : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {}
+    : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {
+  limit_memory(options);
+}
+
+// Before its first request (a tracer receives the candidate's source only with it): the process
+// moved into a cgroup of its own, or its rlimit set (a tracer's were set in its sandbox).
+void worker::limit_memory(const worker_options& options) {
+  if (!options.memory) return;
+  const auto& plan = options.memory->plan;
+  const bool tracer = options.role == worker_role::tracer;
+  const std::uint64_t bytes = tracer ? plan.tracer_bytes : plan.worker_bytes;
+  if (bytes == 0) {
+    m_memory_limit.detail = "no host-memory budget (--host-memory 0)";
+    return;
+  }
+  if (const auto& tree = options.memory->cgroups) {
+    m_leaf = tree->place(m_process.pid(), fmt::format("{}-{}", to_string(options.role), m_process.pid()), bytes);
+    m_memory_limit = {memory_mechanism::cgroup, bytes,
+                      fmt::format("cgroup {}: memory.max, memory.swap.max 0", m_leaf->path().string())};
+    return;
+  }
+  if (tracer) {
+    const bool set = m_process.sandbox() && m_process.sandbox()->rlimits;
+    m_memory_limit = {set ? memory_mechanism::rlimit : memory_mechanism::none, set ? bytes : 0,
+                      set ? fmt::format("RLIMIT_AS {} and a tmpfs of {} each for /tmp and /dev/shm; no cgroup: {}",
+                                        format_bytes(plan.tracer_address_space()), format_bytes(plan.tmpfs_bytes),
+                                        options.memory->cgroups_missing)
+                          : "the sandbox could not set its rlimits"};
+    return;
+  }
+  // Trusted roles: their data (the heap and private mappings), which XLA's buffers live in; CUDA's
+  // reservations of address space are no data and stay free.
+  const rlimit limit{bytes, bytes};
+  if (::prlimit(m_process.pid(), RLIMIT_DATA, &limit, nullptr) == 0)
+    m_memory_limit = {memory_mechanism::rlimit, bytes,
+                      fmt::format("RLIMIT_DATA; no cgroup: {}", options.memory->cgroups_missing)};
+  else
+    m_memory_limit.detail = fmt::format("prlimit RLIMIT_DATA: {}", std::strerror(errno));
+}
 
 const nlohmann::json& worker::hello() {
   if (m_hello.is_null()) {
