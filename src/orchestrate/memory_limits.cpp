@@ -63,7 +63,9 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 nlohmann::json memory_limit::to_json() const {
-  return {{"mechanism", to_string(mechanism)}, {"bytes", bytes}, {"detail", detail}};
+  nlohmann::json out = {{"mechanism", to_string(mechanism)}, {"bytes", bytes}, {"detail", detail}};
+  if (!no_cgroup.empty()) out["no_cgroup"] = no_cgroup;
+  return out;
 }
 
 std::string memory_limit::describe() const {

@@ -103,18 +103,17 @@ void worker::limit_memory(const worker_options& options) {
   if (tracer) {
     const bool set = m_process.sandbox() && m_process.sandbox()->rlimits;
     m_memory_limit = {set ? memory_mechanism::rlimit : memory_mechanism::none, set ? bytes : 0,
-                      set ? fmt::format("RLIMIT_AS {} and a tmpfs of {} each for /tmp and /dev/shm; no cgroup: {}",
-                                        format_bytes(plan.tracer_address_space()), format_bytes(plan.tmpfs_bytes),
-                                        options.memory->cgroups_missing)
-                          : "the sandbox could not set its rlimits"};
+                      set ? fmt::format("RLIMIT_AS {} and a tmpfs of {} for /tmp and for /dev/shm",
+                                        format_bytes(plan.tracer_address_space()), format_bytes(plan.tmpfs_bytes))
+                          : "the sandbox could not set its rlimits",
+                      options.memory->cgroups_missing};
     return;
   }
   // Trusted roles: their data (the heap and private mappings), which XLA's buffers live in; CUDA's
   // reservations of address space are no data and stay free.
   const rlimit limit{bytes, bytes};
   if (::prlimit(m_process.pid(), RLIMIT_DATA, &limit, nullptr) == 0)
-    m_memory_limit = {memory_mechanism::rlimit, bytes,
-                      fmt::format("RLIMIT_DATA; no cgroup: {}", options.memory->cgroups_missing)};
+    m_memory_limit = {memory_mechanism::rlimit, bytes, "RLIMIT_DATA", options.memory->cgroups_missing};
   else
     m_memory_limit.detail = fmt::format("prlimit RLIMIT_DATA: {}", std::strerror(errno));
 }

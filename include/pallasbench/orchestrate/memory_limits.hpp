@@ -41,6 +41,7 @@ struct memory_limit {
   memory_mechanism mechanism = memory_mechanism::none;
   std::uint64_t bytes = 0;  // 0 with mechanism none
   std::string detail;       // what exactly: "RLIMIT_AS", "cgroup <path>: memory.max, memory.swap.max 0"
+  std::string no_cgroup;    // under rlimits: why the machine gave no cgroup (left out of the JSON when empty)
   [[nodiscard]] nlohmann::json to_json() const;
   // "1.5 GiB (RLIMIT_AS)", for failure messages.
   [[nodiscard]] std::string describe() const;
