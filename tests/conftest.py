@@ -37,6 +37,7 @@ SECONDS = {
     "python/test_tasks.py": 21,
     "python/test_mosaic_families.py": 21,
     "e2e/test_api.py": 16,
+    "e2e/test_containment.py": 16,
     "e2e/test_shard.py": 16,
     "e2e/test_cli_export.py": 14,
     "e2e/test_host_memory.py": 12,
