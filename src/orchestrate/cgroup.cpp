@@ -54,7 +54,7 @@ std::optional<std::string> write_file(const fs::path& path, const std::string& t
 }
 
 // The harness's group: the cgroup v2 mount point joined with /proc/self/cgroup's "0::" path.
-std::optional<fs::path> own_group(const cgroup_sources& from, std::string& why) {
+std::optional<fs::path> own_group(const cgroup_sources& from, bool& hierarchy_root, std::string& why) {
   std::string relative;
   bool found = false;
   std::ifstream cgroups(from.self_cgroup);
@@ -76,13 +76,22 @@ std::optional<fs::path> own_group(const cgroup_sources& from, std::string& why) 
     why = "no cgroup v2 hierarchy (cgroup v1 only, or none mounted)";
     return std::nullopt;
   }
-  return *mount / fs::path(relative).relative_path();
+  const auto inside = fs::path(relative).relative_path();
+  hierarchy_root = inside.empty();
+  return hierarchy_root ? *mount : *mount / inside;
 }
 
 // memory in the group's subtree_control: already, or after the harness moved into a leaf of its
 // own (a group with processes of its own cannot hand controllers to its children).
-bool delegate_memory(const fs::path& group, pid_t self, std::string& why) {
+bool delegate_memory(const fs::path& group, bool hierarchy_root, pid_t self, std::string& why) {
   if (has_word(read_text(group / "cgroup.subtree_control"), "memory")) return true;
+  // The hierarchy's root may hand controllers down with processes of its own (a container or VM
+  // whose whole hierarchy is the harness's).
+  if (hierarchy_root) {
+    const auto failed = write_file(group / "cgroup.subtree_control", "+memory");
+    if (failed) why = fmt::format("{}: cannot enable the memory controller for its children: {}", group.string(), *failed);
+    return !failed;
+  }
   const auto members = words(read_text(group / "cgroup.procs"));
   if (members.size() != 1 || members.front() != std::to_string(self)) {
     why = fmt::format(
@@ -130,7 +139,8 @@ std::uint64_t cgroup_leaf::oom_kills() const {
 
 std::shared_ptr<cgroup_tree> cgroup_tree::detect(std::string& why, const cgroup_sources& from) {
   const pid_t self = from.self ? from.self : ::getpid();
-  const auto group = own_group(from, why);
+  bool hierarchy_root = false;
+  const auto group = own_group(from, hierarchy_root, why);
   if (!group) return nullptr;
   const auto controllers = read_text(*group / "cgroup.controllers");
   if (!has_word(controllers, "memory")) {
@@ -142,7 +152,7 @@ std::shared_ptr<cgroup_tree> cgroup_tree::detect(std::string& why, const cgroup_
     why = fmt::format("{}: not writable by the harness: {}", group->string(), std::strerror(errno));
     return nullptr;
   }
-  if (!delegate_memory(*group, self, why)) return nullptr;
+  if (!delegate_memory(*group, hierarchy_root, self, why)) return nullptr;
   const auto probe = *group / fmt::format("pallasbench-probe-{}", self);
   try {
     std::error_code ec;

@@ -60,6 +60,20 @@ TEST(Cgroup, TheHarnessAloneInItsGroupMovesIntoALeafAndDelegatesMemory) {
   EXPECT_EQ(read(fake.group / "cgroup.subtree_control"), "+memory");
 }
 
+TEST(Cgroup, AtTheHierarchysRootMemoryIsDelegatedWhateverElseRunsThere) {
+  fake_cgroups fake("cpu memory", "", "1\n4242\n900\n");
+  std::ofstream(fake.dir.path() / "cgroup") << "0::/\n";
+  std::string why;
+  const auto tree = cgroup_tree::detect(why, {fake.dir.path() / "cgroup", fake.dir.path() / "mounts", 4242});
+  EXPECT_FALSE(tree) << "the fake root has no controllers file: " << (tree ? tree->root().string() : why);
+  std::ofstream(fake.dir.path() / "fs" / "cgroup.controllers") << "cpu memory\n";
+  std::ofstream(fake.dir.path() / "fs" / "cgroup.subtree_control") << "\n";
+  const auto root = cgroup_tree::detect(why, {fake.dir.path() / "cgroup", fake.dir.path() / "mounts", 4242});
+  ASSERT_TRUE(root) << why;
+  EXPECT_EQ(root->root(), fake.dir.path() / "fs");
+  EXPECT_EQ(read(fake.dir.path() / "fs" / "cgroup.subtree_control"), "+memory");
+}
+
 TEST(Cgroup, NoTreeWithoutV2TheControllerOrAGroupOfItsOwn) {
   std::string why;
   fake_cgroups v1("memory", "memory", "4242\n", "cgroup");
