@@ -1,9 +1,11 @@
 """Every candidate bounded and contained, on the CPU (issue 37; bench/containment_gpu.sh is the
-GPU's batch): host-memory hogs and tmpfs fillers in one `eval --batch` at two lanes beside honest
-candidates, with a small tracer share (--tracer-memory, --tracer-tmpfs) so the test is quick and
-safe on a 2-core CI machine. Each hog fails on its own with a reason naming the limit it met;
-every honest candidate is ok and robust; no process of the harness is killed (no harness error,
-exit 1 for the hogs' failures)."""
+GPU's batch): host-memory hogs, tmpfs fillers and the GPU's memory hogs (on the CPU their modules
+run in the lane executor's host memory; gpu_memory_hog_temporaries.py is GPU only, its docstring
+says why) in one `eval --batch` at two lanes beside honest
+candidates, with small shares (--tracer-memory, --tracer-tmpfs, --worker-memory) so the test is
+quick and safe on a 2-core CI machine. Each hog fails on its own with a reason naming the limit it
+met; every honest candidate is ok and robust; no process of the harness is killed (no harness
+error, exit 1 for the hogs' failures)."""
 import json
 from pathlib import Path
 
@@ -16,13 +18,21 @@ HOSTILE = ROOT / "tests" / "candidates" / "containment"
 BACKENDS = ROOT / "tests" / "candidates" / "backends"
 TRACER_GIB = 1.5
 TMPFS_MIB = 64
+WORKER_GIB = 1  # gpu_memory_hog_operand.py's module needs 1.5 GiB at SMALL
 
-# (request id, task, file, the flag its failure must name)
+TRACER_MEMORY = ("--tracer-memory", f"{TRACER_GIB:.1f} GiB")
+TRACER_TMPFS = ("--tracer-tmpfs", f"{TMPFS_MIB} MiB each")
+LANE_SHARE = ("--worker-memory", f"more than the lane's share, {WORKER_GIB:.1f} GiB")
+# (request id, file, the phase it fails in, what its message must name); all are relu candidates.
+# A tracer's memory fails its trace (under rlimits the allocation or the write fails: MemoryError,
+# ENOSPC; a cgroup kills at its limit); the lane's runs out when its module runs, twice (the retry
+# alone), and the module's own size against the share makes it the candidate's.
 HOGS = [
-    ("hog-import", "relu", HOSTILE / "host_memory_hog_import.py", "--tracer-memory"),
-    ("hog-trace", "relu", HOSTILE / "host_memory_hog_trace.py", "--tracer-memory"),
-    ("fill-tmp", "relu", HOSTILE / "tmpfs_filler_tmp.py", "--tracer-tmpfs"),
-    ("fill-shm", "relu", HOSTILE / "tmpfs_filler_shm.py", "--tracer-tmpfs"),
+    ("hog-import", HOSTILE / "host_memory_hog_import.py", "trace", TRACER_MEMORY),
+    ("hog-trace", HOSTILE / "host_memory_hog_trace.py", "trace", TRACER_MEMORY),
+    ("fill-tmp", HOSTILE / "tmpfs_filler_tmp.py", "trace", TRACER_TMPFS),
+    ("fill-shm", HOSTILE / "tmpfs_filler_shm.py", "trace", TRACER_TMPFS),
+    ("lane-operand", HOSTILE / "gpu_memory_hog_operand.py", "run", LANE_SHARE),
 ]
 HONEST = [
     ("relu-good", "relu", CANDIDATES / "relu_good.py"),
@@ -35,11 +45,12 @@ HONEST = [
 @pytest.fixture(scope="module")
 def contained(env, tmp_path_factory):
     batch = tmp_path_factory.mktemp("containment") / "requests.jsonl"
-    requests = [{"id": i, "task": t, "path": str(p)} for i, t, p, _ in HOGS] + \
+    requests = [{"id": i, "task": "relu", "path": str(p)} for i, p, _, _ in HOGS] + \
                [{"id": i, "task": t, "path": str(p)} for i, t, p in HONEST]
     batch.write_text("".join(json.dumps(r) + "\n" for r in requests))
     result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--jobs", "2", "--json",
-                     "--tracer-memory", TRACER_GIB, "--tracer-tmpfs", TMPFS_MIB, timeout=600)
+                     "--tracer-memory", TRACER_GIB, "--tracer-tmpfs", TMPFS_MIB, "--worker-memory", WORKER_GIB,
+                     timeout=600)
     records = {r["request_id"]: r for r in map(json.loads, result.stdout.splitlines())}
     return result, records
 
@@ -51,16 +62,16 @@ def test_the_batch_fails_for_the_hogs_alone(contained):
     assert not [i for i, r in records.items() if r["status"] == "harness_error"]
 
 
-@pytest.mark.parametrize("request_id, flag", [(h[0], h[3]) for h in HOGS])
-def test_each_hog_fails_on_its_own_naming_the_limit(contained, request_id, flag):
+@pytest.mark.parametrize("request_id, phase, names", [(h[0], h[2], h[3]) for h in HOGS])
+def test_each_hog_fails_on_its_own_naming_the_limit(contained, request_id, phase, names):
     record = contained[1][request_id]
-    # rlimits: the allocation or the write fails (MemoryError, ENOSPC); a cgroup kills at its limit.
-    assert record["status"] in ("compile_error", "crashed"), record.get("error")
-    assert record["error"]["phase"] == "trace"
+    expected = ("compile_error", "crashed") if phase == "trace" else ("runtime_error",)
+    assert record["status"] in expected, record.get("error")
+    assert record["error"]["phase"] == phase
     message = record["error"]["message"]
-    assert flag in message, message
-    size = f"{TRACER_GIB:.1f} GiB" if flag == "--tracer-memory" else f"{TMPFS_MIB} MiB each"
-    assert size in message, message
+    assert all(name in message for name in names), message
+    if phase == "run":  # retried with the device to its lane alone first
+        assert "RESOURCE_EXHAUSTED" in record["trust"]["retried_alone"]["message"]
 
 
 @pytest.mark.parametrize("request_id", [h[0] for h in HONEST])
@@ -81,7 +92,8 @@ def test_the_record_says_what_bounded_each_process(contained):
             assert limit["no_cgroup"] and "RLIMIT_AS" in limit["detail"], limit
         assert sandbox["tmpfs_bytes"] == TMPFS_MIB << 20
         for role in ("executor", "reference"):
-            assert record["trust"]["worker_memory"][role]["mechanism"] in ("cgroup", "rlimit", "none"), role
+            worker = record["trust"]["worker_memory"][role]
+            assert worker["mechanism"] in ("cgroup", "rlimit") and worker["bytes"] == WORKER_GIB << 30, worker
 
 
 @pytest.mark.parametrize("flags, message", [
