@@ -1,4 +1,4 @@
-"""Hostile (containment): allocates and touches 3 GiB of host memory when imported, then would
+"""Hostile (containment): allocates and touches 6 GiB of host memory when imported, then would
 be an honest relu. Its tracer's memory limit (--tracer-memory, smaller than that in the tests)
 stops it: its own failure, a reason naming the limit, nothing of the harness's touched."""
 import numpy as np
@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-HOG = np.ones(3 << 30, dtype=np.uint8)  # every page written: resident, not just mapped
+HOG = np.ones(6 << 30, dtype=np.uint8)  # every page written: resident, not just mapped
 
 
 def _body(x_ref, o_ref):
