@@ -49,7 +49,8 @@ void validate(const evaluation_flags& flags) {
     if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
       throw usage_error(fmt::format("--compile-cache {}: not a folder", flags.compile_cache));
     std::filesystem::create_directories(dir, ec);
-    if (ec) throw usage_error(fmt::format("--compile-cache {}: cannot create it: {}", flags.compile_cache, ec.message()));
+    if (ec)
+      throw usage_error(fmt::format("--compile-cache {}: cannot create it: {}", flags.compile_cache, ec.message()));
   }
 }
 
@@ -58,7 +59,8 @@ std::shared_ptr<const memory_containment> make_containment(const evaluation_flag
   memory_request request;
   request.budget = memory_budget_bytes(flags.memory_gib, available_host_memory());
   request.lanes = std::max<std::size_t>(lanes, 1);
-  request.lanes_per_device = (request.lanes + std::max<std::size_t>(devices, 1) - 1) / std::max<std::size_t>(devices, 1);
+  request.lanes_per_device =
+      (request.lanes + std::max<std::size_t>(devices, 1) - 1) / std::max<std::size_t>(devices, 1);
   request.cores = std::max(1U, std::thread::hardware_concurrency());
   request.gpu = flags.device != device_choice::cpu;  // ignored by JAX on a CPU backend
   request.tracer_gib = flags.tracer_memory_gib;

@@ -83,9 +83,10 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
   };
   const bool suite = plan.candidate_files.empty() && !plan.batch;
   if (!suite && plan.flags.backend != backend_choice::preferred)
-    throw usage_error(fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
-                                  "`backend` says which); --backend chooses among the suite's own kernels",
-                                  to_string(plan.flags.backend)));
+    throw usage_error(
+        fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
+                    "`backend` says which); --backend chooses among the suite's own kernels",
+                    to_string(plan.flags.backend)));
   if (plan.batch) {
     std::map<std::string, const task_info*> by_name;
     for (const auto& t : s.tasks) by_name[t.name] = &t;

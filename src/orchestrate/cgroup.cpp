@@ -89,7 +89,8 @@ bool delegate_memory(const fs::path& group, bool hierarchy_root, pid_t self, std
   // whose whole hierarchy is the harness's).
   if (hierarchy_root) {
     const auto failed = write_file(group / "cgroup.subtree_control", "+memory");
-    if (failed) why = fmt::format("{}: cannot enable the memory controller for its children: {}", group.string(), *failed);
+    if (failed)
+      why = fmt::format("{}: cannot enable the memory controller for its children: {}", group.string(), *failed);
     return !failed;
   }
   const auto members = words(read_text(group / "cgroup.procs"));
@@ -108,7 +109,8 @@ bool delegate_memory(const fs::path& group, bool hierarchy_root, pid_t self, std
   if (ec) failed = ec.message();
   if (!failed) failed = write_file(leaf / "cgroup.procs", std::to_string(self));
   if (!failed) failed = write_file(group / "cgroup.subtree_control", "+memory");
-  if (failed) why = fmt::format("{}: cannot enable the memory controller for its children: {}", group.string(), *failed);
+  if (failed)
+    why = fmt::format("{}: cannot enable the memory controller for its children: {}", group.string(), *failed);
   return !failed;
 }
 

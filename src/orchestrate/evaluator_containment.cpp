@@ -90,17 +90,18 @@ void evaluator::blame_out_of_memory_again(task_result& result) const {
 
 void evaluator::rethrow_with_tracer_limits(const worker& tracer) {
   const auto tmpfs = tracer.sandbox() ? tracer.sandbox()->tmpfs_bytes : 0;
+  // The same failure, thrown where it was first (its record's traceback), its message naming the
+  // limit it met when it was one of memory or space.
   try {
     throw;
   } catch (const command_failed& e) {
-    throw command_failed(e.kind(),
-                         with_tracer_limits(e.what(), tracer.stderr_tail(), tracer.memory_limit(), tmpfs, false),
-                         e.traceback(), e.lowering());
+    auto message = with_tracer_limits(e.what(), tracer.stderr_tail(), tracer.memory_limit(), tmpfs, false);
+    if (message == e.what()) throw;
+    throw command_failed(e.kind(), message, e.traceback(), e.lowering(), e.where());
   } catch (const worker_failure& e) {
-    throw worker_failure(
-        e.what_kind(),
-        with_tracer_limits(e.what(), e.stderr_tail(), tracer.memory_limit(), tmpfs, tracer.oom_killed()),
-        e.status(), e.stderr_tail());
+    auto message = with_tracer_limits(e.what(), e.stderr_tail(), tracer.memory_limit(), tmpfs, tracer.oom_killed());
+    if (message == e.what()) throw;
+    throw worker_failure(e.what_kind(), message, e.status(), e.stderr_tail(), e.where());
   }
 }
 
@@ -127,9 +128,9 @@ void evaluator::collect_artifacts(task_result& result, bool reload) {
     // The capture (XLA's dump compile, ptxas, cuobjdump) hung or took the executor down with it:
     // the evidence is missing, the verdict the checks gave stands.
     m_pool.discard_executor();
-    captured["unavailable"]["capture"] = fmt::format(
-        "{} (--artifacts-timeout {:.0f} s){}", e.what(), std::chrono::duration<double>(wait).count(),
-        reload ? "; the executor was restarted and the candidate compiled again for timing" : "");
+    captured["unavailable"]["capture"] =
+        fmt::format("{} (--artifacts-timeout {:.0f} s){}", e.what(), std::chrono::duration<double>(wait).count(),
+                    reload ? "; the executor was restarted and the candidate compiled again for timing" : "");
     if (reload) reload_candidate(result);
   }
   keep_artifacts(result, captured);
@@ -150,8 +151,8 @@ void evaluator::reload_candidate(task_result& result) {
   } catch (const std::exception& e) {
     // The same module compiled before: failing now is the harness's trouble, not the candidate's.
     m_pool.discard_executor();
-    throw std::runtime_error(fmt::format(
-        "compiling the candidate again after its artifact capture was stopped failed: {}", e.what()));
+    throw std::runtime_error(
+        fmt::format("compiling the candidate again after its artifact capture was stopped failed: {}", e.what()));
   }
 }
 

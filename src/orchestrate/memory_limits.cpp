@@ -19,7 +19,8 @@ std::uint64_t default_tracer_bytes(const memory_request& r) {
 }
 
 std::uint64_t tracer_bytes(const memory_request& r, std::uint64_t tmpfs) {
-  if (!r.tracer_gib) return std::max(default_tracer_bytes(r), 2 * tmpfs + 2 * k_small_tmpfs + k_tracer_min_address_space);
+  if (!r.tracer_gib)
+    return std::max(default_tracer_bytes(r), 2 * tmpfs + 2 * k_small_tmpfs + k_tracer_min_address_space);
   if (!(std::isfinite(*r.tracer_gib) && *r.tracer_gib > 0))
     throw std::invalid_argument(fmt::format("--tracer-memory {}: a positive number of GiB", *r.tracer_gib));
   const auto bytes = gib_to_bytes(*r.tracer_gib);
@@ -86,8 +87,8 @@ memory_plan plan_memory(const memory_request& r) {
   plan.budget = r.budget;
   if (r.tmpfs_mib && !(std::isfinite(*r.tmpfs_mib) && *r.tmpfs_mib >= 1))
     throw std::invalid_argument(fmt::format("--tracer-tmpfs {}: at least 1 MiB", *r.tmpfs_mib));
-  plan.tmpfs_bytes = r.tmpfs_mib ? static_cast<std::uint64_t>(*r.tmpfs_mib * static_cast<double>(k_mib))
-                                 : k_default_tracer_tmpfs;
+  plan.tmpfs_bytes =
+      r.tmpfs_mib ? static_cast<std::uint64_t>(*r.tmpfs_mib * static_cast<double>(k_mib)) : k_default_tracer_tmpfs;
   plan.tracer_bytes = tracer_bytes(r, plan.tmpfs_bytes);
   plan.worker_bytes = worker_bytes(r, plan.tracer_bytes);
   plan.device_share = device_share(r);

@@ -25,8 +25,8 @@ bool mentions_any(std::string_view text, const std::array<std::string_view, n>& 
 
 bool mentions_out_of_memory(std::string_view text) {
   static constexpr std::array<std::string_view, 6> needles = {
-      "RESOURCE_EXHAUSTED", "out of memory", "MemoryError", "std::bad_alloc", "Cannot allocate memory",
-      "CUDA_ERROR_OUT_OF_MEMORY"};
+      "RESOURCE_EXHAUSTED", "out of memory",          "MemoryError",
+      "std::bad_alloc",     "Cannot allocate memory", "CUDA_ERROR_OUT_OF_MEMORY"};
   return mentions_any(text, needles);
 }
 

@@ -90,9 +90,8 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
   const auto tell_recorded = [&](std::size_t i) {
     auto row = summary_row::from_record(*recorded[i]);
     row.recorded = true;
-    m_out.task_finished(
-        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.label()}, &row,
-        recorded[i]);
+    m_out.task_finished({++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.label()},
+                        &row, recorded[i]);
     ++outcome.recorded;
     outcome.rows.push_back(std::move(row));
     outcome.records.push_back(*recorded[i]);

@@ -37,7 +37,7 @@ child_process::options process_options(const worker_options& o) {
   child_process::options opts;
   opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m",
                                                            "pallasbench.worker." + std::string(to_string(o.role))}
-                                 : o.command;
+                                : o.command;
   if (o.command.empty()) opts.argv.insert(opts.argv.end(), o.arguments.begin(), o.arguments.end());
   opts.cwd = o.project_root;
   if (o.sandbox) {
@@ -52,7 +52,8 @@ child_process::options process_options(const worker_options& o) {
   opts.env = {
       {"PYTHONPATH", project_python_path(o.project_root)},
       {"PALLASBENCH_ROOT", o.project_root.string()},
-      {"PALLASBENCH_ROLE", std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
+      {"PALLASBENCH_ROLE",
+       std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
       // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
       {"TF_CPP_MIN_LOG_LEVEL", "1"},

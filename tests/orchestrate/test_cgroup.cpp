@@ -21,8 +21,8 @@ struct fake_cgroups {
                const std::string& type = "cgroup2") {
     fs::create_directories(group);
     std::ofstream(dir.path() / "cgroup") << "0::/user.slice/run\n";
-    std::ofstream(dir.path() / "mounts") << "proc /proc proc rw 0 0\ncg " << (dir.path() / "fs").string() << " "
-                                         << type << " rw 0 0\n";
+    std::ofstream(dir.path() / "mounts") << "proc /proc proc rw 0 0\ncg " << (dir.path() / "fs").string() << " " << type
+                                         << " rw 0 0\n";
     std::ofstream(group / "cgroup.controllers") << controllers << "\n";
     std::ofstream(group / "cgroup.subtree_control") << subtree << "\n";
     std::ofstream(group / "cgroup.procs") << procs;
@@ -82,8 +82,8 @@ TEST(Cgroup, NoTreeWithoutV2TheControllerOrAGroupOfItsOwn) {
 
   fake_cgroups no_memory("hugetlb", "", "4242\n");
   EXPECT_FALSE(cgroup_tree::detect(why, no_memory.sources()));
-  EXPECT_NE(why.find("the memory controller is not available there (cgroup.controllers: 'hugetlb')"),
-            std::string::npos) << why;
+  EXPECT_NE(why.find("the memory controller is not available there (cgroup.controllers: 'hugetlb')"), std::string::npos)
+      << why;
 
   fake_cgroups shared("cpu memory", "", "1\n4242\n900\n");
   EXPECT_FALSE(cgroup_tree::detect(why, shared.sources()));

@@ -26,7 +26,6 @@ using testing::fake_harness;
 using testing::message_of;
 using testing::pids_of;
 
-
 // Every task of the fakes: inputs x, y (4, 4); 2 seeds, one stress case, two perturbations.
 TEST(Evaluator, HonestFakeIsCorrectAndFailsOnlyTheUnverifiablePrecision) {
   fake_harness h("");

@@ -25,7 +25,6 @@ using testing::fake_harness;
 using testing::message_of;
 using testing::pids_of;
 
-
 timing_options quick_timing() {
   timing_options timing;
   timing.warmup = 1;

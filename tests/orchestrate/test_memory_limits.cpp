@@ -33,8 +33,8 @@ TEST(MemoryLimits, TheTrustedRolesMayHoldTheBudgetLessOneTracer) {
   const auto plan = plan_memory(host(20 * k_gib, 2));
   EXPECT_EQ(plan.tracer_bytes, 20 * k_gib / 8);  // a quarter of 10 GiB, above the floor
   EXPECT_EQ(plan.worker_bytes, 20 * k_gib - plan.tracer_bytes);
-  EXPECT_EQ(plan_memory(host(0, 2)).worker_bytes, 0u);          // no budget, no limit
-  EXPECT_EQ(plan_memory(host(k_gib, 1)).worker_bytes, 0u);      // a budget under one tracer: none either
+  EXPECT_EQ(plan_memory(host(0, 2)).worker_bytes, 0u);      // no budget, no limit
+  EXPECT_EQ(plan_memory(host(k_gib, 1)).worker_bytes, 0u);  // a budget under one tracer: none either
   auto explicit_limit = host(20 * k_gib, 2);
   explicit_limit.worker_gib = 1.5;
   EXPECT_EQ(plan_memory(explicit_limit).worker_bytes, 3 * k_gib / 2);

@@ -27,7 +27,7 @@ TEST(OutOfMemory, AModulesMemoryIsItsArgumentsOutputAndTemporaries) {
 
 TEST(OutOfMemory, OnlyAModuleLargerThanTheShareIsTheCandidatesOwnFailure) {
   EXPECT_EQ(blame_out_of_memory(41 * k_gib, 2 * k_gib), oom_blame::candidate);
-  EXPECT_EQ(blame_out_of_memory(k_gib, 2 * k_gib), oom_blame::harness);   // it fitted: not its doing
+  EXPECT_EQ(blame_out_of_memory(k_gib, 2 * k_gib), oom_blame::harness);  // it fitted: not its doing
   EXPECT_EQ(blame_out_of_memory(2 * k_gib, 2 * k_gib), oom_blame::harness);
   EXPECT_EQ(blame_out_of_memory(std::nullopt, 2 * k_gib), oom_blame::harness);  // never blamed unmeasured
   EXPECT_EQ(blame_out_of_memory(41 * k_gib, std::nullopt), oom_blame::harness);
@@ -36,10 +36,11 @@ TEST(OutOfMemory, OnlyAModuleLargerThanTheShareIsTheCandidatesOwnFailure) {
 TEST(OutOfMemory, ATracersMemoryFailureNamesTheLimitItMet) {
   const memory_limit limit{memory_mechanism::rlimit, 3 * k_gib / 2, "RLIMIT_AS 1.4 GiB", ""};
   const auto oom = with_tracer_limits("import failed: MemoryError: Unable to allocate", "", limit, 64 * k_mib, false);
-  EXPECT_EQ(oom, "import failed: MemoryError: Unable to allocate [out of memory at the tracer's limit: 1.5 GiB "
-                 "(RLIMIT_AS 1.4 GiB) (--tracer-memory)]");
-  const auto full = with_tracer_limits("import failed: OSError: [Errno 28] No space left on device", "", limit,
-                                       64 * k_mib, false);
+  EXPECT_EQ(oom,
+            "import failed: MemoryError: Unable to allocate [out of memory at the tracer's limit: 1.5 GiB "
+            "(RLIMIT_AS 1.4 GiB) (--tracer-memory)]");
+  const auto full =
+      with_tracer_limits("import failed: OSError: [Errno 28] No space left on device", "", limit, 64 * k_mib, false);
   EXPECT_NE(full.find("private /tmp and /dev/shm are full: 64 MiB each (--tracer-tmpfs)"), std::string::npos) << full;
   const memory_limit cgroup{memory_mechanism::cgroup, 2 * k_gib, "cgroup /sys/fs/cgroup/x/tracer-7", ""};
   const auto killed = with_tracer_limits("worker died while running 'trace'", "", cgroup, 64 * k_mib, true);

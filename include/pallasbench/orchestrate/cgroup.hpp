@@ -38,7 +38,6 @@ struct cgroup_sources {
 
 class cgroup_tree {
 public:
-
   // The harness's own cgroup v2 group when the memory controller can be given to its children:
   // it is in the group's cgroup.controllers, and either in its cgroup.subtree_control already or
   // enabled there after the harness moved itself into a leaf of its own (allowed only when the

@@ -192,15 +192,15 @@ private:
   const scratch_dir& m_scratch;
   device_slot m_own_device;
   device_slot* m_device = &m_own_device;
-  phase_clock m_clock;  // this evaluation's phases (the record's `phases`)
+  phase_clock m_clock;          // this evaluation's phases (the record's `phases`)
   run_config m_default_config;  // the constructor's: what evaluate(task, candidate) runs at
   run_config m_config;          // the evaluation in flight's, whole
   timing_options m_timing;
   artifact_options m_artifacts;
-  std::optional<module_analysis> m_analysis;    // of the loaded candidate's module
-  std::vector<module_kernel> m_module_kernels;  // the loaded module's kernels (launch check)
-  std::optional<seed_plan> m_seeds;             // this evaluation's
-  nlohmann::json m_pending_artifacts;           // compile's artifacts while their SASS is still being made
+  std::optional<module_analysis> m_analysis;       // of the loaded candidate's module
+  std::vector<module_kernel> m_module_kernels;     // the loaded module's kernels (launch check)
+  std::optional<seed_plan> m_seeds;                // this evaluation's
+  nlohmann::json m_pending_artifacts;              // compile's artifacts while their SASS is still being made
   std::optional<protocol::load_request> m_loaded;  // the module the executor loaded: reloaded after a capture hung
   bool m_alone = false;                            // the device is this lane's alone (an exclusive lease held)
   nlohmann::json m_environment;

@@ -40,7 +40,7 @@ struct sandbox_report {
   bool network_namespace = false;
   bool mount_namespace = false;
   bool ipc_namespace = false;
-  bool private_tmp = false;  // every masked tree covered by a private tmpfs
+  bool private_tmp = false;       // every masked tree covered by a private tmpfs
   std::uint64_t tmpfs_bytes = 0;  // the size of its /tmp and of its /dev/shm, when private
   bool private_proc = false;
   bool fds_closed = false;
