@@ -81,9 +81,9 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--tracer-memory", flags.tracer_memory_gib,
                   "GiB a candidate's tracer may hold, its private /tmp and /dev/shm included (a cgroup's "
-                  "memory.max where one is delegated to the harness, else RLIMIT_AS less the tmpfs); the job "
-                  "board counts it beside each job's estimate (default: a quarter of a lane's share of the "
-                  "budget, 2 GiB and 8 MiB a core at least, 8 GiB at most)")
+                  "memory.max where one is delegated to the harness, else RLIMIT_DATA less the tmpfs); the "
+                  "job board counts it beside each job's estimate (default: a quarter of a lane's share of the "
+                  "budget, 1.5 GiB, 32 MiB a core and the tmpfs at least, 8 GiB at most)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--tracer-tmpfs", flags.tracer_tmpfs_mib,
                   "MiB of the tracer's private /tmp, and of its /dev/shm (tmpfs: memory, part of its share); a "

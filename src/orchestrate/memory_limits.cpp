@@ -11,25 +11,26 @@ namespace {
 
 std::uint64_t gib_to_bytes(double gib) { return static_cast<std::uint64_t>(gib * static_cast<double>(k_gib)); }
 
-std::uint64_t default_tracer_bytes(const memory_request& r) {
-  const std::uint64_t floor = k_tracer_floor + k_tracer_per_core * r.cores;
+std::uint64_t tmpfs_total(std::uint64_t tmpfs) { return 2 * tmpfs + 2 * k_small_tmpfs; }
+
+std::uint64_t default_tracer_bytes(const memory_request& r, std::uint64_t tmpfs) {
+  const std::uint64_t floor = k_tracer_base + k_tracer_per_core * r.cores + tmpfs_total(tmpfs);
   if (r.budget == 0) return std::max(floor, k_tracer_ceiling);
   const auto quarter_lane = r.budget / (k_tracer_shares_per_lane * std::max<std::size_t>(r.lanes, 1));
   return std::clamp(quarter_lane, floor, std::max(floor, k_tracer_ceiling));
 }
 
 std::uint64_t tracer_bytes(const memory_request& r, std::uint64_t tmpfs) {
-  if (!r.tracer_gib)
-    return std::max(default_tracer_bytes(r), 2 * tmpfs + 2 * k_small_tmpfs + k_tracer_min_address_space);
+  if (!r.tracer_gib) return default_tracer_bytes(r, tmpfs);
   if (!(std::isfinite(*r.tracer_gib) && *r.tracer_gib > 0))
     throw std::invalid_argument(fmt::format("--tracer-memory {}: a positive number of GiB", *r.tracer_gib));
   const auto bytes = gib_to_bytes(*r.tracer_gib);
-  const auto needed = 2 * tmpfs + 2 * k_small_tmpfs + k_tracer_min_address_space;
+  const auto needed = tmpfs_total(tmpfs) + k_tracer_min_data;
   if (bytes < needed)
     throw std::invalid_argument(fmt::format(
         "--tracer-memory {}: a tracer's share must hold its private /tmp and /dev/shm ({} each, --tracer-tmpfs) "
         "and {} of its own for JAX: at least {}",
-        *r.tracer_gib, format_bytes(tmpfs), format_bytes(k_tracer_min_address_space), format_bytes(needed)));
+        *r.tracer_gib, format_bytes(tmpfs), format_bytes(k_tracer_min_data), format_bytes(needed)));
   return bytes;
 }
 

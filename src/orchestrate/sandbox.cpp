@@ -127,7 +127,7 @@ void mark(child_status& s, step which, bool ok) {
 
 bool set_rlimits(const sandbox_policy& p) {
   const std::array<std::pair<int, std::uint64_t>, 7> limits = {{{RLIMIT_AS, p.address_space_bytes},
-                                                                {RLIMIT_DATA, p.address_space_bytes},
+                                                                {RLIMIT_DATA, p.data_bytes},
                                                                 {RLIMIT_CPU, p.cpu_seconds},
                                                                 {RLIMIT_FSIZE, p.file_size_bytes},
                                                                 {RLIMIT_NOFILE, p.open_files},

@@ -104,8 +104,9 @@ void worker::limit_memory(const worker_options& options) {
   if (tracer) {
     const bool set = m_process.sandbox() && m_process.sandbox()->rlimits;
     m_memory_limit = {set ? memory_mechanism::rlimit : memory_mechanism::none, set ? bytes : 0,
-                      set ? fmt::format("RLIMIT_AS {} and a tmpfs of {} for /tmp and for /dev/shm",
-                                        format_bytes(plan.tracer_address_space()), format_bytes(plan.tmpfs_bytes))
+                      set ? fmt::format("RLIMIT_DATA {}, RLIMIT_AS {} and a tmpfs of {} for /tmp and for /dev/shm",
+                                        format_bytes(plan.tracer_data()), format_bytes(plan.tracer_address_space()),
+                                        format_bytes(plan.tmpfs_bytes))
                           : "the sandbox could not set its rlimits",
                       options.memory->cgroups_missing};
     return;

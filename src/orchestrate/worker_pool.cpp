@@ -45,10 +45,12 @@ worker_options worker_pool::role_options(worker_role role, bool suite) const {
   if (o.memory) {
     const auto& plan = o.memory->plan;
     policy.tmpfs_bytes = plan.tmpfs_bytes;
-    // Under a cgroup the pages are bounded there; the address space stays a loose backstop (JAX
-    // maps far more than it touches).
-    if (plan.tracer_bytes > 0)
-      policy.address_space_bytes = o.memory->cgroups ? 4 * plan.tracer_bytes : plan.tracer_address_space();
+    // Under a cgroup the pages are bounded there; the rlimits stay a loose backstop (JAX maps far
+    // more than it touches).
+    if (plan.tracer_bytes > 0) {
+      policy.data_bytes = o.memory->cgroups ? 4 * plan.tracer_bytes : plan.tracer_data();
+      policy.address_space_bytes = policy.data_bytes + k_tracer_mapped_libraries;
+    }
   }
   policy.cpu_seconds =
       static_cast<std::uint64_t>(std::max(60.0, 4 * std::chrono::duration<double>(o.startup_timeout).count()));

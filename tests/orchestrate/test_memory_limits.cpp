@@ -23,8 +23,10 @@ TEST(MemoryLimits, ATracerGetsAQuarterOfALanesShareBetweenTheFloorAndTheCeiling)
   EXPECT_EQ(plan_memory(host(128 * k_gib, 4)).tracer_bytes, 8 * k_gib);
   // 48 GiB over 4 lanes: 3 GiB.
   EXPECT_EQ(plan_memory(host(48 * k_gib, 4)).tracer_bytes, 3 * k_gib);
-  // 100 GiB over 15 lanes on a 16-core host: 1.67 GiB is under the floor (2 GiB and 8 MiB a core).
-  EXPECT_EQ(plan_memory(host(100 * k_gib, 15, 16)).tracer_bytes, 2 * k_gib + 16 * 8 * k_mib);
+  // 100 GiB over 15 lanes on a 16-core host: 1.67 GiB is under the floor (JAX's base, 32 MiB a
+  // core for its threads' stacks, the tmpfs).
+  EXPECT_EQ(plan_memory(host(100 * k_gib, 15, 16)).tracer_bytes,
+            k_tracer_base + 16 * k_tracer_per_core + 2 * k_default_tracer_tmpfs + 2 * k_small_tmpfs);
   // No budget: the ceiling.
   EXPECT_EQ(plan_memory(host(0, 2)).tracer_bytes, 8 * k_gib);
 }
@@ -40,7 +42,7 @@ TEST(MemoryLimits, TheTrustedRolesMayHoldTheBudgetLessOneTracer) {
   EXPECT_EQ(plan_memory(explicit_limit).worker_bytes, 3 * k_gib / 2);
 }
 
-TEST(MemoryLimits, UnderRlimitsATracersAddressSpaceIsItsShareLessItsTmpfs) {
+TEST(MemoryLimits, UnderRlimitsATracersDataIsItsShareLessItsTmpfs) {
   auto r = host(20 * k_gib, 2);
   r.tracer_gib = 1.5;
   r.tmpfs_mib = 64;
@@ -48,7 +50,9 @@ TEST(MemoryLimits, UnderRlimitsATracersAddressSpaceIsItsShareLessItsTmpfs) {
   EXPECT_EQ(plan.tracer_bytes, 3 * k_gib / 2);
   EXPECT_EQ(plan.tmpfs_bytes, 64 * k_mib);
   EXPECT_EQ(plan.tracer_tmpfs_total(), 2 * 64 * k_mib + 2 * k_small_tmpfs);
-  EXPECT_EQ(plan.tracer_address_space(), 3 * k_gib / 2 - 130 * k_mib);
+  EXPECT_EQ(plan.tracer_data(), 3 * k_gib / 2 - 130 * k_mib);
+  // Its address space holds the libraries JAX maps besides.
+  EXPECT_EQ(plan.tracer_address_space(), plan.tracer_data() + k_tracer_mapped_libraries);
   EXPECT_EQ(plan_memory(host(20 * k_gib, 2)).tmpfs_bytes, k_default_tracer_tmpfs);
 }
 

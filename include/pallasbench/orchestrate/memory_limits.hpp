@@ -21,8 +21,8 @@ inline constexpr std::uint64_t k_mib = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t k_gib = std::uint64_t{1} << 30;
 
 // What bounds a process's memory: a cgroup's memory.max (its pages, tmpfs pages included, with
-// no swap), rlimits (address space for a tracer, data for the trusted roles: a bound on what it
-// can map, not on what it touches), or nothing (no budget).
+// no swap), rlimits (data, and address space for a tracer: bounds on what it can map, not on
+// what it touches), or nothing (no budget).
 enum class memory_mechanism { cgroup, rlimit, none };
 
 template <>
@@ -55,17 +55,21 @@ struct memory_limit {
 // share); /run and /var/tmp, masks nothing of ours writes to, get k_small_tmpfs each.
 inline constexpr std::uint64_t k_default_tracer_tmpfs = 256 * k_mib;
 inline constexpr std::uint64_t k_small_tmpfs = 1 * k_mib;
-// What a tracer needs beside its tmpfs at the least: JAX imported and a module traced map about
-// 1.3 GiB of address space on a 2-core machine (0.2 GiB resident), more with more cores (XLA's
-// CPU thread pool: one thread, 8 MiB of stack, a core).
-inline constexpr std::uint64_t k_tracer_floor = 2 * k_gib;
-inline constexpr std::uint64_t k_tracer_per_core = 8 * k_mib;
+// What a tracer's data (heap, thread stacks, private mappings) needs at the least: JAX imported
+// held 0.2 GiB on a 2-core machine and 1.45 GiB on the 16-core H100 host (65 threads of 8 MiB
+// stacks, about 4 a core; 0.55 GiB resident), a trace a little more.
+inline constexpr std::uint64_t k_tracer_base = 3 * k_gib / 2;
+inline constexpr std::uint64_t k_tracer_per_core = 32 * k_mib;
 inline constexpr std::uint64_t k_tracer_ceiling = 8 * k_gib;
+// Under rlimits a tracer's address space may exceed its data by this much: the libraries JAX
+// maps (the CUDA plugin's, loaded even on a CPU backend, about 2 GiB of the 3.6 GiB JAX mapped on
+// the H100 host). It also bounds what shared mappings, which are no data, can hold.
+inline constexpr std::uint64_t k_tracer_mapped_libraries = 4 * k_gib;
 // Without --tracer-memory a tracer gets a quarter of a lane's share of the budget, between the
-// floor (plus a thread's stack per core) and the ceiling.
+// floor (the base, a core's threads' stacks, its tmpfs) and the ceiling.
 inline constexpr std::size_t k_tracer_shares_per_lane = 4;
-// The smallest address space --tracer-memory may leave a tracer beside its tmpfs.
-inline constexpr std::uint64_t k_tracer_min_address_space = 512 * k_mib;
+// The smallest data --tracer-memory may leave a tracer beside its tmpfs.
+inline constexpr std::uint64_t k_tracer_min_data = 512 * k_mib;
 // The part of a GPU that the lanes' executors and references split evenly (XLA's BFC allocator
 // limit, XLA_PYTHON_CLIENT_MEM_FRACTION); the rest is for the CUDA contexts (~0.5 GiB each) and
 // allocations outside XLA's pool.
@@ -96,9 +100,11 @@ struct memory_plan {
 
   // What the tracer's tmpfs mounts may hold together (/tmp, /dev/shm, /run, /var/tmp).
   [[nodiscard]] std::uint64_t tracer_tmpfs_total() const { return 2 * tmpfs_bytes + 2 * k_small_tmpfs; }
-  // Under rlimits, the tracer's address space: its share less what its tmpfs may hold (tmpfs
-  // pages are no mapping of its own). Under a cgroup the tmpfs is charged to it: the whole share.
-  [[nodiscard]] std::uint64_t tracer_address_space() const { return tracer_bytes - tracer_tmpfs_total(); }
+  // Under rlimits, the tracer's RLIMIT_DATA: its share less what its tmpfs may hold (tmpfs pages
+  // are no data of its own). Under a cgroup the tmpfs is charged to it: the whole share.
+  [[nodiscard]] std::uint64_t tracer_data() const { return tracer_bytes - tracer_tmpfs_total(); }
+  // Its RLIMIT_AS: its data and the libraries it maps.
+  [[nodiscard]] std::uint64_t tracer_address_space() const { return tracer_data() + k_tracer_mapped_libraries; }
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -20,8 +20,10 @@ struct sandbox_policy {
   // scratch folders (/dev/shm, /tmp) and sockets of the host's daemons (/run).
   std::vector<std::filesystem::path> masked = {"/tmp", "/dev/shm", "/run", "/var/tmp"};
   std::filesystem::path workdir = "/tmp/work";  // inside the private /tmp; the working folder
-  // RLIMIT_AS and RLIMIT_DATA: the tracer's memory share less its tmpfs (memory_limits.hpp); a
-  // cgroup, where there is one, bounds it more tightly (its pages, not its mappings).
+  // RLIMIT_DATA (heap, stacks, private mappings) and RLIMIT_AS (everything mapped): the tracer's
+  // memory share less its tmpfs, and that with the libraries JAX maps (memory_limits.hpp); a
+  // cgroup, where there is one, bounds its pages instead.
+  std::uint64_t data_bytes = std::uint64_t{32} << 30;
   std::uint64_t address_space_bytes = std::uint64_t{32} << 30;
   // size= of the private /tmp and /dev/shm each (/run and /var/tmp get k_small_tmpfs): tmpfs
   // pages are memory, so they are part of the tracer's share.
