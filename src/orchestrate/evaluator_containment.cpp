@@ -107,7 +107,7 @@ void evaluator::rethrow_with_tracer_limits(const worker& tracer) {
 
 json evaluator::worker_memory() const {
   auto out = m_pool.trusted_memory_limits();
-  if (m_pool.memory() && m_pool.memory()->plan.device_share > 0)
+  if (m_config.device == device_kind::gpu && m_pool.memory() && m_pool.memory()->plan.device_share > 0)
     out["device_share"] = m_pool.memory()->plan.device_share;
   return out;
 }
