@@ -30,6 +30,7 @@ SECONDS = {
     "e2e/test_reliability.py": 33,
     "e2e/test_batch.py": 31,
     "e2e/test_job_config.py": 30,
+    "e2e/test_containment.py": 26,
     "e2e/test_backends.py": 40,
     "e2e/test_eval.py": 22,
     "python/test_tuning.py": 22,

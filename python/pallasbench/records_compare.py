@@ -12,10 +12,12 @@ import json
 import re
 from pathlib import Path
 
-# Differ between any two runs: identity, clocks, host state, where files went, which shard and which
-# lane ran it.
+# Differ between any two runs: identity, clocks, host state (and the memory shares the host's
+# budget and the lanes gave each process; a retry a neighbour's memory caused), where files went,
+# which shard and which lane ran it.
 VOLATILE = (
-    "run_id", "uuid", "environment", "trust/phase_s", "trust/tracer_sandbox", "timing", "compile",
+    "run_id", "uuid", "environment", "trust/phase_s", "trust/tracer_sandbox", "trust/worker_memory",
+    "trust/retried_alone", "timing", "compile",
     "memory", "result/wall_time_seconds", "result/jit_compile_time_seconds", "roofline/tflops",
     "roofline/gbps", "roofline/pct_peak_bandwidth", "roofline/pct_peak_flops", "stderr_tail",
     "artifacts/pass_trail", "seed/source", "shard", "phases", "placement",

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "pallasbench/orchestrate/memory_budget.hpp"
 #include "pallasbench/orchestrate/paths.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
 
@@ -38,14 +40,41 @@ void validate(const evaluation_flags& flags) {
     throw usage_error(fmt::format("--max-source-bytes {}: a positive number of bytes", flags.max_source_bytes));
   if (flags.seed && *flags.seed > k_max_seed)
     throw usage_error(fmt::format("--seed {}: seeds are below 2^53 ({} at most)", *flags.seed, k_max_seed));
+  if (!std::isfinite(flags.artifacts_timeout_s) || flags.artifacts_timeout_s < k_min_timeout_s)
+    throw usage_error(fmt::format("--artifacts-timeout {}: a finite number of seconds, at least {}",
+                                  flags.artifacts_timeout_s, k_min_timeout_s));
   if (!flags.compile_cache.empty()) {
     std::error_code ec;
     const std::filesystem::path dir = flags.compile_cache;
     if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
       throw usage_error(fmt::format("--compile-cache {}: not a folder", flags.compile_cache));
     std::filesystem::create_directories(dir, ec);
-    if (ec) throw usage_error(fmt::format("--compile-cache {}: cannot create it: {}", flags.compile_cache, ec.message()));
+    if (ec)
+      throw usage_error(fmt::format("--compile-cache {}: cannot create it: {}", flags.compile_cache, ec.message()));
   }
+}
+
+std::shared_ptr<const memory_containment> make_containment(const evaluation_flags& flags, std::size_t lanes,
+                                                           std::size_t devices) {
+  memory_request request;
+  request.budget = memory_budget_bytes(flags.memory_gib, available_host_memory());
+  request.lanes = std::max<std::size_t>(lanes, 1);
+  request.lanes_per_device =
+      (request.lanes + std::max<std::size_t>(devices, 1) - 1) / std::max<std::size_t>(devices, 1);
+  request.cores = std::max(1U, std::thread::hardware_concurrency());
+  request.gpu = flags.device != device_choice::cpu;  // ignored by JAX on a CPU backend
+  request.tracer_gib = flags.tracer_memory_gib;
+  request.tmpfs_mib = flags.tracer_tmpfs_mib;
+  request.worker_gib = flags.worker_memory_gib;
+  request.device_share = flags.device_share;
+  auto containment = std::make_shared<memory_containment>();
+  try {
+    containment->plan = plan_memory(request);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  containment->cgroups = cgroup_tree::detect(containment->cgroups_missing);
+  return containment;
 }
 
 std::filesystem::path compile_cache_dir(const evaluation_flags& flags) {

@@ -83,9 +83,10 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
   };
   const bool suite = plan.candidate_files.empty() && !plan.batch;
   if (!suite && plan.flags.backend != backend_choice::preferred)
-    throw usage_error(fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
-                                  "`backend` says which); --backend chooses among the suite's own kernels",
-                                  to_string(plan.flags.backend)));
+    throw usage_error(
+        fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
+                    "`backend` says which); --backend chooses among the suite's own kernels",
+                    to_string(plan.flags.backend)));
   if (plan.batch) {
     std::map<std::string, const task_info*> by_name;
     for (const auto& t : s.tasks) by_name[t.name] = &t;
@@ -146,10 +147,16 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   }
   run_trace* const tracing = trace ? &*trace : nullptr;
   auto devices = plan.flags.device == device_choice::cpu ? detail::cpu_device() : detail::resolve_gpus(plan.flags.gpus);
+  // The most lanes the run can have (its jobs are known once the suite is described): each
+  // worker's memory bound is set as it starts.
+  const std::size_t most_jobs = plan.batch ? plan.batch->size() : suite ? SIZE_MAX : plan.candidate_files.size();
+  const auto memory = detail::make_containment(
+      plan.flags, lane_count(plan.flags.jobs, most_jobs, std::thread::hardware_concurrency()), devices.size());
   auto s = [&] {
     const trace_step step(tracing, 0, "start the reference, describe the tasks");
     return detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
-                                 plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags)});
+                                 plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags),
+                                 memory});
   }();
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto config = detail::make_config(plan.flags, s.device);
@@ -165,7 +172,8 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   }
   const evaluator_setup setup{config,
                               detail::make_timing(plan.flags, s),
-                              {plan.flags.artifacts, plan.flags.pass_trail, plan.artifacts_dir},
+                              {plan.flags.artifacts, plan.flags.pass_trail, plan.artifacts_dir,
+                               std::chrono::milliseconds(static_cast<long>(plan.flags.artifacts_timeout_s * 1000))},
                               s.environment,
                               s.project_sha,
                               utc_timestamp()};
@@ -187,7 +195,8 @@ int evaluate(const evaluation_plan& plan, printer& out) {
   const auto budget = memory_budget_bytes(plan.flags.memory_gib, available);
   live_memory live;
   if (budget > 0) live = {[] { return available_host_memory(); }, memory_reserve_bytes(budget, available)};
-  r.set_memory_budget(budget, std::move(live));
+  // Each job in flight counts its tracer's share beside its estimate: N lanes' tracers fit too.
+  r.set_memory_budget(budget, std::move(live), memory->plan.tracer_bytes);
   const auto outcome = [&] {
     const trace_step step(tracing, 0, "evaluate");
     return r.run(jobs);

@@ -80,6 +80,29 @@ void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
                   "/proc/meminfo calls available when the run starts; 0: no limit). At each job the "
                   "estimates must also fit in what is available then, less what the budget left out")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tracer-memory", flags.tracer_memory_gib,
+                  "GiB a candidate's tracer may hold, its private /tmp and /dev/shm included (a cgroup's "
+                  "memory.max where one is delegated to the harness, else RLIMIT_DATA less the tmpfs); the "
+                  "job board counts it beside each job's estimate (default: a quarter of a lane's share of the "
+                  "budget, 1.5 GiB, 32 MiB a core and the tmpfs at least, 8 GiB at most)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tracer-tmpfs", flags.tracer_tmpfs_mib,
+                  "MiB of the tracer's private /tmp, and of its /dev/shm (tmpfs: memory, part of its share); a "
+                  "candidate that fills them gets ENOSPC (default 256)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--worker-memory", flags.worker_memory_gib,
+                  "GiB each lane's executor and reference may hold (a cgroup's memory.max, else RLIMIT_DATA; "
+                  "default: the budget less one tracer's share; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device-share", flags.device_share,
+                  "the part of its GPU each lane's executor and reference may take (XLA's allocator limit, "
+                  "XLA_PYTHON_CLIENT_MEM_FRACTION; default: 0.75 split evenly over the processes on the GPU). "
+                  "A device out-of-memory is retried with the device to the lane alone, then is the "
+                  "candidate's only when its module needs more than this share");
+  cmd->add_option("--artifacts-timeout", flags.artifacts_timeout_s,
+                  "seconds the harness waits for the compiler-artifact capture after the checks (never more than "
+                  "--timeout): past it the artifacts are recorded unavailable and the candidate is timed as it is")
+      ->capture_default_str();
   cmd->add_option("--gpus", flags.gpus,
                   "the GPUs the lanes are spread over, round robin: all, or indices such as 0,1 (counted in "
                   "CUDA_VISIBLE_DEVICES when it is set)")

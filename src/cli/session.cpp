@@ -101,6 +101,7 @@ session open_session(const session_request& request) {
   options.device = request.device;
   options.startup_timeout = s.waits.startup;
   options.compile_cache = request.compile_cache;
+  options.memory = request.memory;
   s.options = options;
   options.visible_devices = request.visible_devices;
   s.pool = std::make_unique<worker_pool>(options);

@@ -57,7 +57,7 @@ void evaluator::set_trace(run_trace& trace, int track) {
       });
 }
 
-task_result evaluator::evaluate_configured(const task_info& described, const candidate_spec& candidate) {
+task_result evaluator::evaluate_attempt(const task_info& described, const candidate_spec& candidate) {
   // Every instant until the result is returned counts in one phase: the checks unless a step
   // below says otherwise.
   const auto began = phase_clock::clock::now();
@@ -73,7 +73,7 @@ task_result evaluator::evaluate_configured(const task_info& described, const can
       const auto filtering = m_clock.enter(work_phase::filters);
       screen(result, task, kept);
     }
-    collect_artifacts(result);
+    collect_artifacts(result, m_timing.enabled);
     if (m_timing.enabled) {
       const auto timing = m_clock.enter(work_phase::timing);
       profile(result, task);
@@ -111,6 +111,7 @@ task_result evaluator::prepare(const task_info& task, const candidate_spec& cand
   m_below_class = false;
   m_module_kernels.clear();
   m_pending_artifacts = nullptr;
+  m_loaded.reset();
   m_seeds = seed_plan::for_evaluation(m_config.seed);
   result.seed = m_seeds->to_json();
   m_pool.clear_stderr_tails();
@@ -127,25 +128,10 @@ void evaluator::verify(task_result& result, const task_info& task, const candida
   result.status = task_status::ok;  // correct; every other status is fail()'s
 }
 
-void evaluator::collect_artifacts(task_result& result) {
-  if (m_pending_artifacts.is_null()) return;
-  m_phase = failure_phase::compile;
-  const auto collecting = m_clock.enter(work_phase::artifacts);
-  json captured = std::move(m_pending_artifacts);
-  m_pending_artifacts = nullptr;
-  try {
-    const auto reply = protocol::call(m_pool.executor(), protocol::artifacts_request{}, timeout());
-    if (reply.contains("artifacts") && reply["artifacts"].is_object()) captured = reply["artifacts"];
-  } catch (const command_failed& e) {
-    captured["unavailable"]["ptx"] = fmt::format("collecting the background capture failed: {}", e.what());
-  }
-  keep_artifacts(result, captured);
-}
-
 void evaluator::finish(task_result& result, const std::filesystem::path& task_dir) {
   if (!m_pending_artifacts.is_null() && m_pool.has_executor()) {
     try {
-      collect_artifacts(result);
+      collect_artifacts(result, false);
     } catch (const std::exception&) {  // the task's status already says what went wrong
     }
   }
@@ -165,6 +151,7 @@ void evaluator::finish(task_result& result, const std::filesystem::path& task_di
     // Executor stderr explains most failures past tracing (XLA messages): keep its tail.
     result.stderr_tail = m_pool.executor().stderr_tail();
   }
+  result.trust["worker_memory"] = worker_memory();
   std::error_code ignored;
   std::filesystem::remove_all(task_dir, ignored);
 }
@@ -176,8 +163,8 @@ void evaluator::load_candidate(task_result& result, const task_info& task, const
   const auto compiling = m_clock.enter(work_phase::compile);
   m_phase = failure_phase::load;
   const auto t0 = std::chrono::steady_clock::now();
-  const auto loaded = protocol::call(m_pool.executor(),
-                                     protocol::load_request{traced.module, traced.analysis_module, specs}, timeout());
+  m_loaded = protocol::load_request{traced.module, traced.analysis_module, specs};
+  const auto loaded = protocol::call(m_pool.executor(), *m_loaded, timeout());
   result.trust["phase_s"]["load"] = seconds_since(t0);
   result.stablehlo = loaded.value("stablehlo", "");
   // The kernels of the module that runs (on the CPU, its interpret twin has none; the CUDA
@@ -236,7 +223,10 @@ protocol::trace_reply evaluator::trace(task_result& result, const task_info& tas
 
 json evaluator::call_tracer(task_result& result, worker& tracer, const protocol::trace_request& request,
                             std::chrono::steady_clock::time_point t0) {
-  if (tracer.sandbox()) result.trust["tracer_sandbox"] = tracer.sandbox()->to_json();
+  if (tracer.sandbox()) {
+    result.trust["tracer_sandbox"] = tracer.sandbox()->to_json();
+    result.trust["tracer_sandbox"]["memory_limit"] = tracer.memory_limit().to_json();
+  }
   (void)tracer.hello();  // a prestarted tracer may still be starting: its wait is part of the cost
   result.trust["phase_s"]["tracer_ready"] = seconds_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
@@ -247,7 +237,9 @@ json evaluator::call_tracer(task_result& result, worker& tracer, const protocol:
     return reply;
   } catch (const command_failed&) {
     result.stderr_tail = tracer.stderr_tail();
-    throw;
+    rethrow_with_tracer_limits(tracer);
+  } catch (const worker_failure&) {
+    rethrow_with_tracer_limits(tracer);
   }
 }
 

@@ -118,7 +118,7 @@ void evaluator::profile(task_result& result, const task_info& task) {
     }
   }
   // No other lane's work runs on the device while the series are timed (device_token.hpp).
-  const auto alone = m_device->token.exclusive(&m_clock);
+  const auto alone = device_alone();
   int kernel_batch = 0;
   // Alternate batches of kernel and reference samples, so drift hits both. The warm-up rule and
   // the stopping rule (C++, both) decide when each side is warm and when it has enough: the first

@@ -90,9 +90,8 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
   const auto tell_recorded = [&](std::size_t i) {
     auto row = summary_row::from_record(*recorded[i]);
     row.recorded = true;
-    m_out.task_finished(
-        {++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.label()}, &row,
-        recorded[i]);
+    m_out.task_finished({++told, total, task_event::recorded_before, 0, jobs[i].task.name, jobs[i].config.label()},
+                        &row, recorded[i]);
     ++outcome.recorded;
     outcome.rows.push_back(std::move(row));
     outcome.records.push_back(*recorded[i]);
@@ -131,7 +130,8 @@ run_outcome runner::run(const std::vector<evaluation_job>& jobs) {
       if (recorded[i]) tell_recorded(i);
   std::vector<std::uint64_t> host_bytes(total, 0);
   if (m_memory_budget > 0 || m_live_memory.available)
-    for (const auto i : pending) host_bytes[i] = evaluation_host_bytes(jobs[i].task, jobs[i].config.size, jobs[i].config.dtype);
+    for (const auto i : pending)
+      host_bytes[i] = evaluation_host_bytes(jobs[i].task, jobs[i].config.size, jobs[i].config.dtype) + m_tracer_bytes;
   job_board board(pending, std::move(host_bytes), m_memory_budget, m_live_memory);
   std::vector<std::optional<settled_job>> settled(total);
   std::size_t next = 0;  // selection order: the next job to tell

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "pallasbench/orchestrate/memory_limits.hpp"
 #include "pallasbench/orchestrate/subprocess.hpp"
 
 namespace pallasbench {
@@ -100,6 +101,8 @@ struct child_plan {
   // Readable trees under a masked folder (a checkout in /tmp): bound back into the private tmpfs.
   std::vector<const char*> rebound;
   const char* workdir = nullptr;
+  // mount options of the private /tmp and /dev/shm, and of the other masks (/run, /var/tmp)
+  std::string scratch_tmpfs, small_tmpfs;
   std::string uid_map, gid_map;
   bool user_namespace = false, mount_namespace = false;
   int landlock_abi = 0;
@@ -123,7 +126,8 @@ void mark(child_status& s, step which, bool ok) {
 }
 
 bool set_rlimits(const sandbox_policy& p) {
-  const std::array<std::pair<int, std::uint64_t>, 6> limits = {{{RLIMIT_AS, p.address_space_bytes},
+  const std::array<std::pair<int, std::uint64_t>, 7> limits = {{{RLIMIT_AS, p.address_space_bytes},
+                                                                {RLIMIT_DATA, p.data_bytes},
                                                                 {RLIMIT_CPU, p.cpu_seconds},
                                                                 {RLIMIT_FSIZE, p.file_size_bytes},
                                                                 {RLIMIT_NOFILE, p.open_files},
@@ -219,8 +223,10 @@ bool mask_folders(const child_plan& plan) {
   bool ok = rebound == plan.rebound.size();
   for (const char* path : plan.masked) {
     struct stat st {};
+    const bool scratch = std::strcmp(path, "/tmp") == 0 || std::strcmp(path, "/dev/shm") == 0;
     if (ok && ::stat(path, &st) == 0)
-      ok = ::mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=2g") == 0;
+      ok = ::mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
+                   (scratch ? plan.scratch_tmpfs : plan.small_tmpfs).c_str()) == 0;
   }
   for (std::size_t i = 0; i < rebound; ++i) {
     char source[32];
@@ -319,6 +325,7 @@ nlohmann::json sandbox_report::to_json() const {
           {"mount_namespace", mount_namespace},
           {"ipc_namespace", ipc_namespace},
           {"private_tmp", private_tmp},
+          {"tmpfs_bytes", tmpfs_bytes},
           {"private_proc", private_proc},
           {"fds_closed", fds_closed},
           {"rlimits", rlimits},
@@ -348,6 +355,8 @@ pid_t spawn_sandboxed(const sandbox_spawn& spawn, const sandbox_policy& policy, 
   for (const auto& s : rebound) plan.rebound.push_back(s.c_str());
   const std::string workdir = workdir_name(policy.workdir);
   plan.workdir = workdir.c_str();
+  plan.scratch_tmpfs = fmt::format("mode=1777,size={}", policy.tmpfs_bytes);
+  plan.small_tmpfs = fmt::format("mode=1777,size={}", k_small_tmpfs);
   plan.uid_map = fmt::format("0 {} 1\n", ::getuid());
   plan.gid_map = fmt::format("0 {} 1\n", ::getgid());
   plan.landlock_abi = landlock::abi();
@@ -391,6 +400,7 @@ pid_t spawn_sandboxed(const sandbox_spawn& spawn, const sandbox_policy& policy, 
   report.pid_namespace = report.ipc_namespace = report.network_namespace = (chosen.flags & CLONE_NEWPID) != 0;
   report.mount_namespace = (chosen.flags & CLONE_NEWNS) != 0 && ok(step_mount_private);
   report.private_tmp = ok(step_masks);
+  report.tmpfs_bytes = report.private_tmp ? policy.tmpfs_bytes : 0;
   report.private_proc = ok(step_proc);
   report.fds_closed = ok(step_fds);
   report.rlimits = ok(step_rlimits);

@@ -1,6 +1,10 @@
 #include "pallasbench/orchestrate/worker.hpp"
 
+#include <sys/resource.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,9 @@ std::vector<std::pair<std::string, std::string>> scrubbed_environment(const work
           {"PALLASBENCH_ROLE", std::string(to_string(o.role))},
           {"JAX_PLATFORMS", "cpu"},  // lowering for CUDA needs no GPU
           {"CUDA_VISIBLE_DEVICES", ""},
+          // glibc reserves 64 MiB of address space per malloc arena (up to 8 a core): under
+          // RLIMIT_AS that is share spent on nothing.
+          {"MALLOC_ARENA_MAX", "2"},
           {"TF_CPP_MIN_LOG_LEVEL", "1"}};
 }
 
@@ -30,7 +37,7 @@ child_process::options process_options(const worker_options& o) {
   child_process::options opts;
   opts.argv = o.command.empty() ? std::vector<std::string>{o.python.string(), "-u", "-m",
                                                            "pallasbench.worker." + std::string(to_string(o.role))}
-                                 : o.command;
+                                : o.command;
   if (o.command.empty()) opts.argv.insert(opts.argv.end(), o.arguments.begin(), o.arguments.end());
   opts.cwd = o.project_root;
   if (o.sandbox) {
@@ -45,7 +52,8 @@ child_process::options process_options(const worker_options& o) {
   opts.env = {
       {"PYTHONPATH", project_python_path(o.project_root)},
       {"PALLASBENCH_ROOT", o.project_root.string()},
-      {"PALLASBENCH_ROLE", std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
+      {"PALLASBENCH_ROLE",
+       std::string(to_string(o.role))},  // which of the three a process is (test fakes play all three)
       // Two workers share one GPU (reference and candidate): neither may grab 75% of it up front.
       {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"},
       {"TF_CPP_MIN_LOG_LEVEL", "1"},
@@ -54,6 +62,9 @@ child_process::options process_options(const worker_options& o) {
     opts.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
     opts.env.emplace_back("CUDA_VISIBLE_DEVICES", o.visible_devices);
   }
+  // The lane's share of its GPU: XLA's allocator takes no more (its limit with preallocation off too).
+  if (o.memory && o.memory->plan.device_share > 0)
+    opts.env.emplace_back("XLA_PYTHON_CLIENT_MEM_FRACTION", fmt::format("{:.4f}", o.memory->plan.device_share));
   if (o.device == device_choice::cpu) opts.env.emplace_back("JAX_PLATFORMS", "cpu");
   if (o.device == device_choice::gpu) opts.env.emplace_back("JAX_PLATFORMS", "cuda");
   // The CUPTI timer built with this executable (the worker loads it when it times on a GPU).
@@ -69,7 +80,45 @@ worker_failure::worker_failure(kind k, std::string message, std::optional<exit_s
     : error(message, where), m_kind(k), m_status(status), m_stderr_tail(std::move(stderr_tail)) {}
 
 worker::worker(const worker_options& options)
-    : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {}
+    : m_process(process_options(options)), m_startup_timeout(options.startup_timeout) {
+  limit_memory(options);
+}
+
+// Before its first request (a tracer receives the candidate's source only with it): the process
+// moved into a cgroup of its own, or its rlimit set (a tracer's were set in its sandbox).
+void worker::limit_memory(const worker_options& options) {
+  if (!options.memory) return;
+  const auto& plan = options.memory->plan;
+  const bool tracer = options.role == worker_role::tracer;
+  const std::uint64_t bytes = tracer ? plan.tracer_bytes : plan.worker_bytes;
+  if (bytes == 0) {
+    m_memory_limit.detail = "no host-memory budget (--host-memory 0)";
+    return;
+  }
+  if (const auto& tree = options.memory->cgroups) {
+    m_leaf = tree->place(m_process.pid(), fmt::format("{}-{}", to_string(options.role), m_process.pid()), bytes);
+    m_memory_limit = {memory_mechanism::cgroup, bytes,
+                      fmt::format("cgroup {}: memory.max, memory.swap.max 0", m_leaf->path().string())};
+    return;
+  }
+  if (tracer) {
+    const bool set = m_process.sandbox() && m_process.sandbox()->rlimits;
+    m_memory_limit = {set ? memory_mechanism::rlimit : memory_mechanism::none, set ? bytes : 0,
+                      set ? fmt::format("RLIMIT_DATA {}, RLIMIT_AS {} and a tmpfs of {} for /tmp and for /dev/shm",
+                                        format_bytes(plan.tracer_data()), format_bytes(plan.tracer_address_space()),
+                                        format_bytes(plan.tmpfs_bytes))
+                          : "the sandbox could not set its rlimits",
+                      options.memory->cgroups_missing};
+    return;
+  }
+  // Trusted roles: their data (the heap and private mappings), which XLA's buffers live in; CUDA's
+  // reservations of address space are no data and stay free.
+  const rlimit limit{bytes, bytes};
+  if (::prlimit(m_process.pid(), RLIMIT_DATA, &limit, nullptr) == 0)
+    m_memory_limit = {memory_mechanism::rlimit, bytes, "RLIMIT_DATA", options.memory->cgroups_missing};
+  else
+    m_memory_limit.detail = fmt::format("prlimit RLIMIT_DATA: {}", std::strerror(errno));
+}
 
 const nlohmann::json& worker::hello() {
   if (m_hello.is_null()) {

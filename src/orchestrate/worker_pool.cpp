@@ -42,6 +42,16 @@ worker_options worker_pool::role_options(worker_role role, bool suite) const {
   if (const auto venv = o.python.parent_path().parent_path(); std::filesystem::exists(venv / "pyvenv.cfg"))
     policy.readable.push_back(venv);
   for (const auto& p : o.python_paths) policy.readable.push_back(p);
+  if (o.memory) {
+    const auto& plan = o.memory->plan;
+    policy.tmpfs_bytes = plan.tmpfs_bytes;
+    // Under a cgroup the pages are bounded there; the rlimits stay a loose backstop (JAX maps far
+    // more than it touches).
+    if (plan.tracer_bytes > 0) {
+      policy.data_bytes = o.memory->cgroups ? 4 * plan.tracer_bytes : plan.tracer_data();
+      policy.address_space_bytes = policy.data_bytes + k_tracer_mapped_libraries;
+    }
+  }
   policy.cpu_seconds =
       static_cast<std::uint64_t>(std::max(60.0, 4 * std::chrono::duration<double>(o.startup_timeout).count()));
   o.sandbox = policy;
@@ -104,6 +114,13 @@ std::vector<pid_t> worker_pool::trusted_pids() const {
   for (const auto* w : {m_reference.get(), m_executor.get()})
     if (w) pids.push_back(w->pid());
   return pids;
+}
+
+nlohmann::json worker_pool::trusted_memory_limits() const {
+  nlohmann::json out = nlohmann::json::object();
+  if (m_executor) out["executor"] = m_executor->memory_limit().to_json();
+  if (m_reference) out["reference"] = m_reference->memory_limit().to_json();
+  return out;
 }
 
 void worker_pool::signal_kill() {

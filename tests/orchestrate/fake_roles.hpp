@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,18 @@ inline std::vector<nlohmann::json> read_json_lines(const std::filesystem::path& 
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
   return lines;
+}
+
+// A failed result's message, for assertions' output.
+inline std::string message_of(const task_result& r) {
+  return r.failure ? r.failure->message : std::string("(no failure)");
+}
+
+// The processes that served `requests` (the fakes log their pid with each).
+inline std::set<long> pids_of(const std::vector<nlohmann::json>& requests) {
+  std::set<long> pids;
+  for (const auto& r : requests) pids.insert(r.at("pid").get<long>());
+  return pids;
 }
 
 // A pool of fakes playing `scenario` (with more environment variables for them in `env`), its

@@ -10,8 +10,10 @@ tens of milliseconds.
 
 Behaviours: reference: die_reference (exits during "reference"); tracer: trace_compile_error,
 trace_hang; executor: hang_load, kernel_ir (load hands over a real f32 Triton kernel's IR),
-foreign_call (a host callback beside the kernel), artifacts_ok / artifacts_fail (the capture
-pending at compile, then collected or failing), crash_run (SIGSEGV), interrupt_run (SIGINT to the
+foreign_call (a host callback beside the kernel), artifacts_ok / artifacts_fail / artifacts_hang
+(the capture pending at compile, then collected, failing, or never done), crash_run (SIGSEGV),
+run_oom (XLA's RESOURCE_EXHAUSTED from a run; with FAKE_OOM_ONCE=path only while that file does
+not exist, which the failing run creates), interrupt_run (SIGINT to the
 harness, then hangs), run_raises, run_dtype (float64 output), run_wrong, nondeterministic (the
 second output differs), time_wrong (the timed output differs).
 
@@ -22,7 +24,8 @@ output itself (the harness unlinks the reference output before any run).
 Other environment variables: FAKE_LOG, a file each request is appended to as a JSON line (role,
 pid, task, cmd, the request; for the reference, records_lines: how many lines FAKE_RECORDS holds
 then; for the executor's run, reference_visible: whether the reference output is still on disk);
-FAKE_KERNEL_US and FAKE_REFERENCE_US, the timing samples' value (default 100 and 200). Each log
+FAKE_KERNEL_US and FAKE_REFERENCE_US, the timing samples' value (default 100 and 200);
+FAKE_DEVICE_LIMIT, the executor's device memory limit its compile reports (`memory.device_limit`). Each log
 line also says the process's CUDA_VISIBLE_DEVICES (`visible`) and when it was written (`t`).
 """
 import json
@@ -297,20 +300,24 @@ class Executor:
         mode = wanted.get("mode", "none")
         if mode == "none":
             artifacts = {"mode": mode}
-        elif scenario("artifacts_fail", task) or scenario("artifacts_ok", task):
+        elif any(scenario(name, task) for name in ("artifacts_fail", "artifacts_ok", "artifacts_hang")):
             artifacts = {"mode": mode, "dir": wanted["dir"], "triton": [], "kernel_names": ["fake_kernel"],
                          "unavailable": {}, "capture_s": 0.0}
             self.capture = artifacts
             artifacts = artifacts | {"capture_pending": True}
         else:
             artifacts = {"mode": mode, "artifacts_unavailable": "cpu interpret mode"}
-        return {"lower_s": 0.001, "compile_s": 0.002, "memory": {"argument": 128, "output": 64, "temp": 0},
-                "artifacts": artifacts}
+        memory = {"argument": 128, "output": 64, "temp": 0}
+        if os.environ.get("FAKE_DEVICE_LIMIT"):
+            memory["device_limit"] = int(os.environ["FAKE_DEVICE_LIMIT"])
+        return {"lower_s": 0.001, "compile_s": 0.002, "memory": memory, "artifacts": artifacts}
 
     def cmd_artifacts(self, req):
         base, self.capture = self.capture, None
         if base is None:
             return {"artifacts": None}
+        if scenario("artifacts_hang", self.compiled.get("task")):
+            time.sleep(600)
         if scenario("artifacts_fail", self.compiled.get("task")):
             raise Failure("runtime_error", "CalledProcessError: fake ptxas exited with 1")
         with open(os.path.join(base["dir"], "kernel.ptx"), "w") as f:
@@ -331,6 +338,11 @@ class Executor:
         if scenario("interrupt_run", task):
             os.kill(os.getppid(), signal.SIGINT)  # Ctrl-C reaches the harness while it waits on us
             time.sleep(600)
+        if scenario("run_oom", task) and not os.path.exists(os.environ.get("FAKE_OOM_ONCE", "/nonexistent")):
+            if os.environ.get("FAKE_OOM_ONCE"):
+                open(os.environ["FAKE_OOM_ONCE"], "w").close()
+            raise Failure("runtime_error", "the kernel raised: JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory "
+                          "while trying to allocate 1073741824 bytes.")
         if scenario("run_raises", task):
             raise Failure("runtime_error", "the kernel raised: RuntimeError: fake kernel failure")
         out = self.outputs_for(req["inputs"])

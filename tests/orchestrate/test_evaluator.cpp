@@ -23,14 +23,8 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::contains;
 using testing::fake_harness;
-
-std::string message_of(const task_result& r) { return r.failure ? r.failure->message : std::string("(no failure)"); }
-
-std::set<long> pids_of(const std::vector<json>& requests) {
-  std::set<long> pids;
-  for (const auto& r : requests) pids.insert(r.at("pid").get<long>());
-  return pids;
-}
+using testing::message_of;
+using testing::pids_of;
 
 // Every task of the fakes: inputs x, y (4, 4); 2 seeds, one stress case, two perturbations.
 TEST(Evaluator, HonestFakeIsCorrectAndFailsOnlyTheUnverifiablePrecision) {

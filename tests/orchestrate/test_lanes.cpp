@@ -1,7 +1,7 @@
 // Lanes over scripted fake workers (fake_roles.py): several lanes give the records one lane gives,
 // in the same order; lanes on two fake GPUs tell their workers their device and name it in the
-// records; lanes on one device never run GPU work during another lane's timed series; and
-// every record's phases add up to its wall time.
+// records; lanes on one device never run GPU work during another lane's timed series; every
+// record's phases add up to its wall time; and a job's tracer share counts against the budget.
 #include "pallasbench/orchestrate/lanes.hpp"
 
 #include <map>
@@ -124,6 +124,41 @@ TEST(Lanes, EveryRecordsPhasesAddUpToItsWallTime) {
     EXPECT_NEAR(sum, wall, 0.05 * wall) << phases.dump();
     EXPECT_GT(phases.at("reference_s").get<double>(), 0);
     EXPECT_GT(phases.at("compile_s").get<double>(), 0);
+  }
+}
+
+// Whether two of the tasks' evaluations overlapped, by the times the fakes logged their requests.
+bool evaluations_overlap(const fake_harness& h) {
+  std::map<std::string, std::pair<double, double>> span;
+  for (const auto& r : h.requests()) {
+    if (!r.at("task").is_string()) continue;
+    const double t = r.at("t");
+    auto [it, fresh] = span.try_emplace(r.at("task").get<std::string>(), t, t);
+    it->second = {std::min(it->second.first, t), std::max(it->second.second, t)};
+  }
+  for (auto a = span.begin(); a != span.end(); ++a)
+    for (auto b = std::next(a); b != span.end(); ++b)
+      if (a->second.first < b->second.second && b->second.first < a->second.second) return true;
+  return false;
+}
+
+TEST(Lanes, EachJobsTracerShareCountsAgainstTheBudget) {
+  // Each fake task's estimate is 8 x 192 bytes: two fit in 4000 bytes, two with a tracer share of
+  // 1000 bytes each do not, and the lanes take turns.
+  for (const std::uint64_t tracer : {0ULL, 1000ULL}) {
+    fake_harness h("");
+    auto devices = fake_gpus(1);
+    evaluator_setup setup{fake_harness::config(),   {.enabled = false}, {artifact_mode::none, false, {}},
+                          json{{"backend", "cpu"}}, std::nullopt,       "t"};
+    lane_set set(nullptr, fake_harness::options(), devices, 2, setup);
+    set.prestart(candidate_kind::suite, false);
+    std::ostringstream progress;
+    progress_printer out(progress, false);
+    runner r(set.evaluators(), nullptr, {}, out);
+    r.set_memory_budget(4000, {}, tracer);
+    const auto outcome = r.run(h.describe({"a", "b", "c", "d"}), fake_harness::suite_candidate, fake_harness::config());
+    ASSERT_EQ(outcome.records.size(), 4u);
+    EXPECT_EQ(evaluations_overlap(h), tracer == 0) << "tracer share " << tracer;
   }
 }
 

@@ -41,7 +41,7 @@ inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
 
 struct evaluation_flags {
   problem_size size = problem_size::small;
-  float_dtype dtype = float_dtype::float32;  // every float input and output at this dtype
+  float_dtype dtype = float_dtype::float32;            // every float input and output at this dtype
   backend_choice backend = backend_choice::preferred;  // which implementations of the suite's tasks
   device_choice device = device_choice::automatic;
   std::string out;
@@ -60,9 +60,15 @@ struct evaluation_flags {
   bool pass_trail = false;          // also the Triton pass trail (megabytes per kernel)
   std::optional<shard_spec> shard;  // --shard I/N: this machine's share of the work (docs/cluster.md)
   std::size_t jobs = 0;             // lanes evaluating at once; 0: the host's cores less one
-  double memory_gib = -1;     // host memory the evaluations in flight may hold; <0: 85% of the available, 0: no limit
-  std::string gpus = "all";   // the GPUs the lanes are spread over: "all" or indices "0,1"
-  std::string compile_cache;  // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
+  double memory_gib = -1;  // host memory the evaluations in flight may hold; <0: 85% of the available, 0: no limit
+  // Each process's share of it (memory_limits.hpp); none: derived from the budget and the lanes.
+  std::optional<double> tracer_memory_gib;  // --tracer-memory: a tracer's, its tmpfs included
+  std::optional<double> tracer_tmpfs_mib;   // --tracer-tmpfs: its private /tmp and /dev/shm, each
+  std::optional<double> worker_memory_gib;  // --worker-memory: each executor's and reference's (0: none)
+  std::optional<double> device_share;       // --device-share: each executor's and reference's part of its GPU
+  double artifacts_timeout_s = 60;          // --artifacts-timeout: the wait for the compiler-artifact capture
+  std::string gpus = "all";                 // the GPUs the lanes are spread over: "all" or indices "0,1"
+  std::string compile_cache;                // --compile-cache: JAX's persistent compilation cache; empty: cold compiles
   progress_mode progress = progress_mode::automatic;  // a live line on a terminal, plain lines elsewhere
   std::string trace_file;                             // --trace: the run's timeline (Chrome trace events); empty: none
 };

@@ -57,6 +57,10 @@ struct artifact_options {
   artifact_mode mode = artifact_mode::files;
   bool pass_trail = false;
   std::filesystem::path records_dir;  // files: written under records_dir/artifacts/ (empty: inline)
+  // How long the harness waits for the capture to finish once the checks are done (never longer
+  // than the evaluation's timeout): past it the executor is restarted, the candidate reloaded for
+  // timing, and the record says the artifacts are unavailable. It decides no verdict.
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
 };
 
 struct timing_options {
@@ -102,8 +106,14 @@ private:
     std::vector<std::pair<npy_array, npy_array>> seeds;
   };
 
-  // An evaluation at m_config.
+  // An evaluation at m_config; one that ran out of memory in the lane's executor or reference is
+  // evaluated again with the device to this lane alone (evaluator_containment.cpp).
   [[nodiscard]] task_result evaluate_configured(const task_info& task, const candidate_spec& candidate);
+  [[nodiscard]] task_result evaluate_attempt(const task_info& task, const candidate_spec& candidate);
+  [[nodiscard]] task_result retry_alone(const task_info& task, const candidate_spec& candidate, task_result first);
+  // After the retry ran out of memory too: the candidate's failure when its module needs more
+  // than the lane's share, the harness's otherwise.
+  void blame_out_of_memory_again(task_result& result) const;
 
   // ---- the steps of evaluate(), in order ----
   // The record's identity, candidate, seed plan and environment.
@@ -113,8 +123,12 @@ private:
   // The robustness filters, on the seeds' outputs and one perturbation per input.
   void screen(task_result& result, const task_info& task, const evidence& kept);
   // SASS and the ptxas report, whose tools ran in the executor's background since compile: before
-  // timing, so that the capture's compiles and tools do not compete with the samples.
-  void collect_artifacts(task_result& result);
+  // timing, so that the capture's compiles and tools do not compete with the samples. Waits at
+  // most the artifacts' own timeout; a capture that hangs or crashes the executor costs the record
+  // its artifacts (with the reason), never its verdict: the executor is replaced and, with
+  // `reload`, the candidate loaded and compiled again for timing (evaluator_containment.cpp).
+  void collect_artifacts(task_result& result, bool reload);
+  void reload_candidate(task_result& result);
   // Timing (evaluator_timing.cpp), on an input set of its own.
   void profile(task_result& result, const task_info& task);
   // A failure of any step: the one place that maps (phase, exception) to a status
@@ -132,6 +146,10 @@ private:
                               const std::vector<protocol::input_spec>& inputs);
   nlohmann::json call_tracer(task_result& result, worker& tracer, const protocol::trace_request& request,
                              std::chrono::steady_clock::time_point t0);
+  // A tracer's failure rethrown with the memory or tmpfs limit it met named in its message.
+  [[noreturn]] static void rethrow_with_tracer_limits(const worker& tracer);
+  // The memory bounds of the lane's executor and reference (the record's trust.worker_memory).
+  [[nodiscard]] nlohmann::json worker_memory() const;
   void analyse(task_result& result, const task_info& task, const nlohmann::json& loaded);
   void compile(task_result& result, const task_info& task);
   // The worker's compiler output, summarised, inlined or filed as m_artifacts says.
@@ -169,23 +187,33 @@ private:
                     std::span<const double> reference_us);
   [[nodiscard]] std::chrono::milliseconds timeout() const { return m_config.waits().command; }
 
-  // Leases of the device's token (device_token.hpp), their waits counted on m_clock.
-  [[nodiscard]] device_token::lease gpu_work() { return m_device->token.shared(&m_clock); }
+  // Leases of the device's token (device_token.hpp), their waits counted on m_clock; none while
+  // the evaluation holds the device alone (retry_alone).
+  [[nodiscard]] std::optional<device_token::lease> gpu_work() {
+    if (m_alone) return std::nullopt;
+    return m_device->token.shared(&m_clock);
+  }
+  [[nodiscard]] std::optional<device_token::lease> device_alone() {
+    if (m_alone) return std::nullopt;
+    return m_device->token.exclusive(&m_clock);
+  }
 
   worker_pool& m_pool;
   const scratch_dir& m_scratch;
   device_slot m_own_device;
   device_slot* m_device = &m_own_device;
-  phase_clock m_clock;  // this evaluation's phases (the record's `phases`)
+  phase_clock m_clock;          // this evaluation's phases (the record's `phases`)
   run_config m_default_config;  // the constructor's: what evaluate(task, candidate) runs at
   run_config m_config;          // the evaluation in flight's, whole
   timing_options m_timing;
   artifact_options m_artifacts;
-  std::optional<module_analysis> m_analysis;    // of the loaded candidate's module
-  bool m_below_class = false;                   // its kernels compute below the task's precision class
-  std::vector<module_kernel> m_module_kernels;  // the loaded module's kernels (launch check)
-  std::optional<seed_plan> m_seeds;             // this evaluation's
-  nlohmann::json m_pending_artifacts;           // compile's artifacts while their SASS is still being made
+  std::optional<module_analysis> m_analysis;       // of the loaded candidate's module
+  bool m_below_class = false;                      // its kernels compute below the task's precision class
+  std::vector<module_kernel> m_module_kernels;     // the loaded module's kernels (launch check)
+  std::optional<seed_plan> m_seeds;                // this evaluation's
+  nlohmann::json m_pending_artifacts;              // compile's artifacts while their SASS is still being made
+  std::optional<protocol::load_request> m_loaded;  // the module the executor loaded: reloaded after a capture hung
+  bool m_alone = false;                            // the device is this lane's alone (an exclusive lease held)
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

@@ -46,9 +46,12 @@ public:
   // The host memory (bytes, 0: no limit) that the evaluations in flight may hold together by
   // their estimates (memory_budget.hpp), and the live limit beside it (job_board.hpp): a lane
   // takes a later job that fits, or waits.
-  void set_memory_budget(std::uint64_t bytes, live_memory live = {}) {
+  // `tracer_bytes`: what a job's tracer may hold besides (memory_limits.hpp), counted with each
+  // job's estimate.
+  void set_memory_budget(std::uint64_t bytes, live_memory live = {}, std::uint64_t tracer_bytes = 0) {
     m_memory_budget = bytes;
     m_live_memory = std::move(live);
+    m_tracer_bytes = tracer_bytes;
   }
 
   // Evaluates every job at its own configuration; each record is written as soon as the order
@@ -66,6 +69,7 @@ private:
   record_order m_order;
   std::uint64_t m_memory_budget = 0;
   live_memory m_live_memory;
+  std::uint64_t m_tracer_bytes = 0;
 };
 
 }  // namespace pallasbench

@@ -20,7 +20,14 @@ struct sandbox_policy {
   // scratch folders (/dev/shm, /tmp) and sockets of the host's daemons (/run).
   std::vector<std::filesystem::path> masked = {"/tmp", "/dev/shm", "/run", "/var/tmp"};
   std::filesystem::path workdir = "/tmp/work";  // inside the private /tmp; the working folder
+  // RLIMIT_DATA (heap, stacks, private mappings) and RLIMIT_AS (everything mapped): the tracer's
+  // memory share less its tmpfs, and that with the libraries JAX maps (memory_limits.hpp); a
+  // cgroup, where there is one, bounds its pages instead.
+  std::uint64_t data_bytes = std::uint64_t{32} << 30;
   std::uint64_t address_space_bytes = std::uint64_t{32} << 30;
+  // size= of the private /tmp and /dev/shm each (/run and /var/tmp get k_small_tmpfs): tmpfs
+  // pages are memory, so they are part of the tracer's share.
+  std::uint64_t tmpfs_bytes = std::uint64_t{256} << 20;
   std::uint64_t cpu_seconds = 600;
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;
   std::uint64_t open_files = 1024;
@@ -35,7 +42,8 @@ struct sandbox_report {
   bool network_namespace = false;
   bool mount_namespace = false;
   bool ipc_namespace = false;
-  bool private_tmp = false;  // every masked tree covered by a private tmpfs
+  bool private_tmp = false;       // every masked tree covered by a private tmpfs
+  std::uint64_t tmpfs_bytes = 0;  // the size of its /tmp and of its /dev/shm, when private
   bool private_proc = false;
   bool fds_closed = false;
   bool rlimits = false;

@@ -14,6 +14,8 @@
 #include "pallasbench/core/enum_names.hpp"
 #include "pallasbench/core/error.hpp"
 #include "pallasbench/core/interrupt.hpp"
+#include "pallasbench/orchestrate/cgroup.hpp"
+#include "pallasbench/orchestrate/memory_limits.hpp"
 #include "pallasbench/orchestrate/run_plan.hpp"
 #include "pallasbench/orchestrate/subprocess.hpp"
 
@@ -69,6 +71,14 @@ struct enum_names<worker_role> {
   };
 };
 
+// How a run bounds its workers' memory: each role's share (memory_limits.hpp) and the cgroup
+// tree that enforces it, or rlimits where the machine delegates none (`cgroups_missing` says why).
+struct memory_containment {
+  memory_plan plan;
+  std::shared_ptr<const cgroup_tree> cgroups;
+  std::string cgroups_missing;
+};
+
 struct worker_options {
   std::filesystem::path python;                     // interpreter
   std::filesystem::path project_root;               // holds python/ and tasks/
@@ -88,6 +98,8 @@ struct worker_options {
   // --compile-cache: JAX's persistent compilation cache folder, passed to the trusted roles only
   // (`--compile-cache DIR` after the module); empty: every compile is cold.
   std::filesystem::path compile_cache;
+  // The run's memory bounds; null: none (tests, `list`).
+  std::shared_ptr<const memory_containment> memory;
 };
 
 class worker {
@@ -104,6 +116,10 @@ public:
   void clear_stderr_tail() { m_process.clear_stderr_tail(); }
   // SIGKILL without waiting; the destructor reaps (worker_pool::signal_kill).
   void signal_kill() { m_process.signal_kill(); }
+  // What bounds this process's memory (mechanism none without a containment).
+  [[nodiscard]] const pallasbench::memory_limit& memory_limit() const { return m_memory_limit; }
+  // Whether the kernel killed it at its cgroup's limit.
+  [[nodiscard]] bool oom_killed() const { return m_leaf && m_leaf->oom_kills() > 0; }
 
   // Sends `request` (an "id" is added) and returns the reply's payload. Throws command_failed for
   // ok=false, worker_failure when the worker hangs past `timeout` (it is killed), dies or breaks
@@ -113,8 +129,11 @@ public:
 private:
   nlohmann::json read_reply(std::chrono::milliseconds timeout, const std::string& what);
   [[noreturn]] void fail(worker_failure::kind kind, const std::string& message);
+  void limit_memory(const worker_options& options);
 
+  std::unique_ptr<cgroup_leaf> m_leaf;  // before m_process: removed after the process is reaped
   child_process m_process;
+  pallasbench::memory_limit m_memory_limit;
   std::chrono::milliseconds m_startup_timeout;
   nlohmann::json m_hello;  // null until the greeting is read
   long m_next_id = 1;

@@ -37,6 +37,10 @@ public:
   void discard_executor();
   void discard_suite_tracer();
   [[nodiscard]] bool has_executor() const { return m_executor != nullptr; }
+  // The run's memory bounds (null: none).
+  [[nodiscard]] const std::shared_ptr<const memory_containment>& memory() const { return m_options.memory; }
+  // {"executor": memory_limit, "reference": memory_limit} of those started.
+  [[nodiscard]] nlohmann::json trusted_memory_limits() const;
   // The reference's and the executor's process ids, of those started.
   [[nodiscard]] std::vector<pid_t> trusted_pids() const;
   void clear_stderr_tails();  // at a task's start: its record keeps only its own stderr

@@ -167,8 +167,23 @@ class Executor:
             return {}
         if m is None:
             return {}
-        return {"argument": int(m.argument_size_in_bytes), "output": int(m.output_size_in_bytes),
-                "temp": int(m.temp_size_in_bytes)}
+        memory = {"argument": int(m.argument_size_in_bytes), "output": int(m.output_size_in_bytes),
+                  "temp": int(m.temp_size_in_bytes)}
+        # The lane's share of the GPU (XLA_PYTHON_CLIENT_MEM_FRACTION): what the harness weighs an
+        # out-of-memory of this module against. None on the CPU.
+        limit = Executor._device_limit()
+        return memory | ({"device_limit": limit} if limit is not None else {})
+
+    @staticmethod
+    def _device_limit():
+        import jax
+
+        try:
+            stats = jax.devices()[0].memory_stats() or {}
+        except Exception:  # a backend without memory statistics
+            return None
+        limit = stats.get("bytes_limit")
+        return int(limit) if limit is not None else None
 
     def _call(self, inputs):
         import jax

@@ -9,12 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "pallasbench/cli/commands.hpp"
+#include "pallasbench/orchestrate/worker.hpp"
 #include "pallasbench/record/jsonl.hpp"
 
 namespace pallasbench::detail {
 
 // Limits a user can act on; usage_error naming the flag otherwise.
 void validate(const evaluation_flags& flags);
+
+// Each process's memory bound for a run of at most `lanes` lanes over `devices` devices, from the
+// budget --host-memory gives (read now, before any worker starts) and the flags that override
+// it; enforced by a delegated cgroup v2 tree where the machine has one, else by rlimits.
+// usage_error naming the flag for a share that cannot work.
+[[nodiscard]] std::shared_ptr<const memory_containment> make_containment(const evaluation_flags& flags,
+                                                                         std::size_t lanes, std::size_t devices);
 
 // --compile-cache as an absolute path (the workers run in the project root), empty without it.
 [[nodiscard]] std::filesystem::path compile_cache_dir(const evaluation_flags& flags);

@@ -34,8 +34,9 @@ struct session_request {
   std::optional<candidate_kind> prestart;    // whose processes start at once
   std::int64_t max_source_bytes = k_default_max_source_bytes;
   double timeout_s = 300;
-  std::string visible_devices;          // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
-  std::filesystem::path compile_cache;  // --compile-cache (absolute; empty: none)
+  std::string visible_devices;                       // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
+  std::filesystem::path compile_cache;               // --compile-cache (absolute; empty: none)
+  std::shared_ptr<const memory_containment> memory;  // every worker's memory bound (null: none)
 };
 
 [[nodiscard]] session open_session(const session_request& request);
