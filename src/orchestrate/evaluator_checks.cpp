@@ -119,8 +119,7 @@ comparison evaluator::judge_case(comparison candidate, protocol::reference_reque
   request.platform = true;
   request.inputs_only = false;
   const auto reply = [&] {
-    std::optional<device_token::lease> lease;
-    if (!lease_held) lease.emplace(gpu_work());
+    const auto lease = lease_held ? std::optional<device_token::lease>{} : gpu_work();
     return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
   }();
   const auto platform = npy_array::open(reply.output.path);
