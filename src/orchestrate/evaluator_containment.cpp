@@ -64,21 +64,43 @@ task_result evaluator::retry_alone(const task_info& task, const candidate_spec& 
   return result;
 }
 
-void evaluator::blame_out_of_memory_again(task_result& result) const {
-  const auto needs = module_bytes(result.memory);
-  // The executor's own limit: its device pool's on a GPU (XLA's bytes_limit), its host limit on
-  // the CPU, where the module runs in host memory.
+std::optional<std::uint64_t> evaluator::executor_device_limit() {
+  try {
+    if (!m_pool.has_executor()) return std::nullopt;
+    const auto& hello = m_pool.executor().hello();
+    if (hello.contains("device_limit") && hello["device_limit"].is_number_unsigned())
+      return hello["device_limit"].get<std::uint64_t>();
+  } catch (const std::exception&) {  // an executor that is gone tells nothing: the memo, or unknown
+  }
+  return std::nullopt;
+}
+
+void evaluator::blame_out_of_memory_again(task_result& result) {
+  // What the module needs: XLA's analysis of it, or where it failed to compile (no analysis), the
+  // one allocation XLA could not make, the least it needs.
+  auto needs = module_bytes(result.memory);
+  const bool compile_time = !needs.has_value();
+  if (compile_time) needs = requested_allocation(result.failure->message);
+  // The executor's own limit: its device pool's on a GPU (XLA's bytes_limit, from this compile or,
+  // when it failed, this lane's last one: the share is the lane's), its host limit on the CPU,
+  // where the module runs in host memory.
   std::optional<std::uint64_t> share;
   if (result.memory.contains("device_limit") && result.memory["device_limit"].is_number_unsigned())
     share = result.memory["device_limit"].get<std::uint64_t>();
+  else if (const auto greeted = executor_device_limit())
+    share = greeted;
+  else if (m_device_limit)
+    share = m_device_limit;
   else if (m_pool.memory() && m_pool.memory()->plan.worker_bytes > 0 && m_config.device == device_kind::cpu)
     share = m_pool.memory()->plan.worker_bytes;
   auto& failure = *result.failure;
   if (blame_out_of_memory(needs, share) == oom_blame::candidate) {
     failure.message += fmt::format(
-        " [out of memory again with the device to this lane alone: the module needs {} (arguments, output and "
-        "temporaries), more than the lane's share, {} (--device-share, --worker-memory)]",
-        format_bytes(*needs), format_bytes(*share));
+        " [out of memory again with the device to this lane alone: the module needs {} ({}), more than the "
+        "lane's share, {} (--device-share, --worker-memory)]",
+        format_bytes(*needs),
+        compile_time ? "one allocation XLA could not make while compiling it" : "arguments, output and temporaries",
+        format_bytes(*share));
     return;
   }
   result.status = task_status::harness_error;  // never another candidate's, nor this one's, verdict

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,31 @@ bool mentions_out_of_memory(std::string_view text) {
 bool mentions_no_space(std::string_view text) {
   static constexpr std::array<std::string_view, 2> needles = {"No space left on device", "[Errno 28]"};
   return mentions_any(text, needles);
+}
+
+std::optional<std::uint64_t> requested_allocation(std::string_view message) {
+  // XLA's words (xla/tsl BFC allocator), then a number and a binary unit; std::regex would do, but
+  // one fixed prefix and a number need no more than this.
+  static constexpr std::string_view prefix = "Out of memory while trying to allocate ";
+  const std::size_t at = message.find(prefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = message.substr(at + prefix.size());
+  std::size_t digits = 0;
+  while (digits < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[digits])) || rest[digits] == '.'))
+    ++digits;
+  if (digits == 0) return std::nullopt;
+  double value = 0;
+  try {
+    value = std::stod(std::string(rest.substr(0, digits)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  rest = rest.substr(digits);
+  static constexpr std::array<std::pair<std::string_view, double>, 6> units = {
+      {{"TiB", 0x1p40}, {"GiB", 0x1p30}, {"MiB", 0x1p20}, {"KiB", 0x1p10}, {"B", 1}, {"bytes", 1}}};
+  for (const auto& [unit, scale] : units)
+    if (rest.starts_with(unit)) return static_cast<std::uint64_t>(value * scale);
+  return std::nullopt;
 }
 
 std::optional<std::uint64_t> module_bytes(const nlohmann::json& memory) {

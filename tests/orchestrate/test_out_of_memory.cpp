@@ -53,3 +53,26 @@ TEST(OutOfMemory, ATracersMemoryFailureNamesTheLimitItMet) {
 
 }  // namespace
 }  // namespace pallasbench
+
+namespace pallasbench {
+namespace {
+
+TEST(OutOfMemory, TheAllocationXlaCouldNotMakeIsReadFromItsMessage) {
+  // As the H100 reported a GPU memory hog that failed to compile (2026-12-06).
+  const std::string compile_failed =
+      "compiling the module failed: JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+      "96.02GiB with allocator GPU_0_bfc on device 0.";
+  const auto bytes = requested_allocation(compile_failed);
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_NEAR(static_cast<double>(*bytes), 96.02 * 0x1p30, 0x1p20);
+  EXPECT_EQ(requested_allocation("Out of memory while trying to allocate 512B"), 512u);
+  EXPECT_EQ(requested_allocation("Out of memory while trying to allocate 3.5MiB"), 3670016u);
+  EXPECT_FALSE(requested_allocation("RESOURCE_EXHAUSTED: out of memory").has_value());  // no size said
+  EXPECT_FALSE(requested_allocation("Out of memory while trying to allocate lots").has_value());
+  // Weighed against the lane's share: more than it is the candidate's, an unknown share never is.
+  EXPECT_EQ(blame_out_of_memory(bytes, 4ull << 30), oom_blame::candidate);
+  EXPECT_EQ(blame_out_of_memory(bytes, std::nullopt), oom_blame::harness);
+}
+
+}  // namespace
+}  // namespace pallasbench

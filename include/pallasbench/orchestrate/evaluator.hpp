@@ -113,7 +113,9 @@ private:
   [[nodiscard]] task_result retry_alone(const task_info& task, const candidate_spec& candidate, task_result first);
   // After the retry ran out of memory too: the candidate's failure when its module needs more
   // than the lane's share, the harness's otherwise.
-  void blame_out_of_memory_again(task_result& result) const;
+  void blame_out_of_memory_again(task_result& result);
+  // The lane executor's device pool as it greeted (None on the CPU, or when it is gone).
+  std::optional<std::uint64_t> executor_device_limit();
 
   // ---- the steps of evaluate(), in order ----
   // The record's identity, candidate, seed plan and environment.
@@ -214,6 +216,7 @@ private:
   nlohmann::json m_pending_artifacts;              // compile's artifacts while their SASS is still being made
   std::optional<protocol::load_request> m_loaded;  // the module the executor loaded: reloaded after a capture hung
   bool m_alone = false;                            // the device is this lane's alone (an exclusive lease held)
+  std::optional<std::uint64_t> m_device_limit;     // the lane executor's device pool, as its last compile said
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

@@ -22,6 +22,12 @@ namespace pallasbench {
 // ENOSPC: a file system (the tracer's tmpfs) is full.
 [[nodiscard]] bool mentions_no_space(std::string_view text);
 
+// The one allocation XLA says it could not make, from its RESOURCE_EXHAUSTED message ("Out of
+// memory while trying to allocate 96.02GiB with allocator GPU_0_bfc"): at compile time, where no
+// analysis of the module exists, the least the module needs. None when the message has no such
+// sentence.
+[[nodiscard]] std::optional<std::uint64_t> requested_allocation(std::string_view message);
+
 // The memory XLA's analysis of the compiled module gives (the executor's `memory`: argument,
 // output and temp bytes), summed; none when the analysis is missing.
 [[nodiscard]] std::optional<std::uint64_t> module_bytes(const nlohmann::json& memory);

@@ -230,7 +230,10 @@ def main() -> int:
     if (cache_dir := compile_cache.parse_argument(sys.argv[1:])) is not None:
         compile_cache.enable(cache_dir)  # --compile-cache: given to the trusted roles only
     jax.numpy.zeros(1).block_until_ready()  # backend up before the first module arrives
-    return server.serve(Executor(), channel, {"environment": environment.environment()})
+    # Its device pool (the lane's share of the GPU; None on the CPU): what an out-of-memory while
+    # compiling, which leaves no memory analysis, is weighed against.
+    return server.serve(Executor(), channel, {"environment": environment.environment(),
+                                             "device_limit": Executor._device_limit()})
 
 
 if __name__ == "__main__":
