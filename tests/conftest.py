@@ -5,7 +5,7 @@ pytest-xdist (--dist loadfile) hands each worker whole files in collection order
 dtype suite last: one worker ran it alone for a minute while the other idled). The slowest files
 go first, longest first, and the many quick ones fill in at the end, so both workers finish close
 together. The seconds are each file's time on the shared 2-core machine with two workers
-(2026-12-05); they only rank the files, so a stale number costs CI time, never a test. A file not
+(2026-12-06, `pytest --durations=0`); they only rank the files, so a stale number costs CI time, never a test. A file not
 listed goes after these, in collection order: list a new one that takes more than ~8 s.
 """
 import os
@@ -20,32 +20,32 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 TESTS = Path(__file__).resolve().parent
 
 SECONDS = {
-    "e2e/test_dtype_suite.py": 97,
-    "e2e/test_run.py": 75,
-    "python/test_attention_variants.py": 62,
-    "e2e/test_adversarial.py": 64,
-    "python/test_rows_variants.py": 52,
-    "e2e/test_trusted_inputs.py": 42,
-    "e2e/test_soak.py": 35,
-    "e2e/test_reliability.py": 33,
-    "e2e/test_batch.py": 31,
-    "e2e/test_job_config.py": 30,
-    "e2e/test_containment.py": 26,
-    "e2e/test_backends.py": 40,
-    "e2e/test_eval.py": 22,
-    "python/test_tuning.py": 22,
-    "python/test_mosaic_matmul.py": 21,
-    "python/test_tasks.py": 21,
-    "python/test_mosaic_families.py": 21,
-    "e2e/test_api.py": 16,
-    "e2e/test_shard.py": 16,
-    "e2e/test_cli_export.py": 14,
-    "e2e/test_host_memory.py": 12,
-    "python/test_scatter_add.py": 12,
-    "python/test_genomics_variants.py": 10,
-    "python/test_task_docs.py": 10,
-    "python/test_tracer_backends.py": 10,
-    "e2e/test_cli_compile_cache.py": 8,
+    "e2e/test_run.py": 119,
+    "e2e/test_adversarial.py": 91,
+    "python/test_attention_variants.py": 66,
+    "e2e/test_trusted_inputs.py": 63,
+    "e2e/test_dtype_suite.py": 59,
+    "python/test_rows_variants.py": 48,
+    "e2e/test_reliability.py": 47,
+    "e2e/test_soak.py": 37,
+    "e2e/test_cli_export.py": 29,
+    "e2e/test_batch.py": 28,
+    "python/test_tuning.py": 26,
+    "python/test_tasks.py": 25,
+    "e2e/test_eval.py": 23,
+    "e2e/test_shard.py": 22,
+    "e2e/test_api.py": 22,
+    "e2e/test_job_config.py": 19,
+    "python/test_mosaic_families.py": 19,
+    "python/test_mosaic_matmul.py": 19,
+    "e2e/test_host_memory.py": 18,
+    "e2e/test_containment.py": 17,
+    "python/test_scatter_add.py": 16,
+    "e2e/test_cli_compile_cache.py": 13,
+    "e2e/test_backends.py": 12,
+    "python/test_genomics_variants.py": 12,
+    "e2e/test_progress.py": 11,
+    "e2e/test_trace.py": 9,
     "e2e/test_html_report.py": 8,
 }
 

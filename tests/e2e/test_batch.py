@@ -21,7 +21,7 @@ def test_a_hanging_candidate_costs_only_its_slot(env, tmp_path):
         {"id": 4, "task": "add", "source": "def kernel(x, y):\n    return x +\n"},
     ]
     batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--timeout", "20",
+    result = run_cli(env, "eval", "--batch", batch, "--device", "cpu", "--no-timing", "--timeout", "12",
                      "--jobs", "2", "--json", timeout=600)
     assert result.returncode == 1, result.stderr[-2000:]
     records = {r["request_id"]: r for r in map(json.loads, result.stdout.splitlines())}
