@@ -326,8 +326,6 @@ void evaluator::compile(task_result& result, const task_info& task) {
   result.compile_s = reply.compile_s;
   result.compile_cache = reply.cache;
   result.memory = reply.memory;
-  if (result.memory.contains("device_limit") && result.memory["device_limit"].is_number_unsigned())
-    m_device_limit = result.memory["device_limit"].get<std::uint64_t>();
   m_pending_artifacts = reply.artifacts;
   if (!m_pending_artifacts.value("capture_pending", false)) {
     keep_artifacts(result, m_pending_artifacts);

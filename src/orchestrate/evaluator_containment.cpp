@@ -43,24 +43,36 @@ task_result evaluator::evaluate_configured(const task_info& task, const candidat
 task_result evaluator::retry_alone(const task_info& task, const candidate_spec& candidate, task_result first) {
   // Fresh processes (their allocators' pools start empty), and no other lane's work on the device
   // until the retry is done: what ran out cannot have been a neighbour's doing this time.
-  if (on_reference_side(first.failure->phase)) m_pool.discard_reference();
-  m_pool.discard_executor();
+  // They take the device share of a lane alone: every lane's, not the lane's own (which an honest
+  // LARGE module may well exceed at many lanes); afterwards the lane's own again.
+  const auto restart = [&] {
+    m_pool.discard_reference();
+    m_pool.discard_executor();
+  };
+  restart();
   task_result result;
+  std::optional<std::uint64_t> retry_device_limit;  // the retry executor's pool, as it greeted
   {
     const auto alone = m_device->token.exclusive();
     m_alone = true;
+    m_pool.set_device_alone(true);
     try {
       result = evaluate_attempt(task, candidate);
+      retry_device_limit = executor_device_limit();
     } catch (...) {
       m_alone = false;
+      m_pool.set_device_alone(false);
+      restart();
       throw;
     }
     m_alone = false;
+    m_pool.set_device_alone(false);
+    restart();
   }
   result.trust["retried_alone"] = {{"phase", to_string(first.failure->phase)},
                                    {"status", to_string(first.status)},
                                    {"message", first.failure->message}};
-  if (out_of_memory_in_lane(result)) blame_out_of_memory_again(result);
+  if (out_of_memory_in_lane(result)) blame_out_of_memory_again(result, retry_device_limit);
   return result;
 }
 
@@ -75,22 +87,20 @@ std::optional<std::uint64_t> evaluator::executor_device_limit() {
   return std::nullopt;
 }
 
-void evaluator::blame_out_of_memory_again(task_result& result) {
+void evaluator::blame_out_of_memory_again(task_result& result, std::optional<std::uint64_t> greeted_limit) {
   // What the module needs: XLA's analysis of it, or where it failed to compile (no analysis), the
   // one allocation XLA could not make, the least it needs.
   auto needs = module_bytes(result.memory);
   const bool compile_time = !needs.has_value();
   if (compile_time) needs = requested_allocation(result.failure->message);
-  // The executor's own limit: its device pool's on a GPU (XLA's bytes_limit, from this compile or,
-  // when it failed, this lane's last one: the share is the lane's), its host limit on the CPU,
-  // where the module runs in host memory.
+  // The retry executor's own limit: its device pool's on a GPU (XLA's bytes_limit, from its compile
+  // or, when that failed, its greeting: a lane alone's share), its host limit on the CPU, where the
+  // module runs in host memory.
   std::optional<std::uint64_t> share;
   if (result.memory.contains("device_limit") && result.memory["device_limit"].is_number_unsigned())
     share = result.memory["device_limit"].get<std::uint64_t>();
-  else if (const auto greeted = executor_device_limit())
-    share = greeted;
-  else if (m_device_limit)
-    share = m_device_limit;
+  else if (greeted_limit)
+    share = greeted_limit;
   else if (m_pool.memory() && m_pool.memory()->plan.worker_bytes > 0 && m_config.device == device_kind::cpu)
     share = m_pool.memory()->plan.worker_bytes;
   auto& failure = *result.failure;

@@ -75,6 +75,11 @@ std::string memory_limit::describe() const {
   return fmt::format("{} ({})", format_bytes(bytes), detail);
 }
 
+double memory_plan::alone_device_share() const {
+  if (device_share <= 0) return 0;
+  return std::max(device_share, std::min(device_share * lanes_on_device, k_device_memory_for_shares / 2));
+}
+
 nlohmann::json memory_plan::to_json() const {
   return {{"budget", budget},
           {"tracer", tracer_bytes},
@@ -93,6 +98,7 @@ memory_plan plan_memory(const memory_request& r) {
   plan.tracer_bytes = tracer_bytes(r, plan.tmpfs_bytes);
   plan.worker_bytes = worker_bytes(r, plan.tracer_bytes);
   plan.device_share = device_share(r);
+  plan.lanes_on_device = static_cast<double>(std::max<std::size_t>(r.lanes_per_device, 1));
   return plan;
 }
 

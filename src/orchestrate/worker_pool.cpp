@@ -12,6 +12,11 @@ worker_options worker_pool::role_options(worker_role role, bool suite) const {
   if (role != worker_role::tracer) {
     // Written by trusted compiles only: the folder's executables are loaded and run as they are.
     if (!o.compile_cache.empty()) o.arguments = {"--compile-cache", o.compile_cache.string()};
+    if (m_device_alone && o.memory && o.memory->plan.device_share > 0) {
+      auto alone = std::make_shared<memory_containment>(*o.memory);
+      alone->plan.device_share = alone->plan.alone_device_share();
+      o.memory = std::move(alone);
+    }
     return o;
   }
   o.compile_cache.clear();  // the untrusted tracer never learns the folder (nor may write it)

@@ -86,6 +86,21 @@ TEST(MemoryLimits, EachProcessOnAGpuGetsAnEvenPartOfWhatTheSharesMayTake) {
   EXPECT_EQ(plan_memory(host(100 * k_gib, 2)).device_share, 0.0);  // the CPU: none
 }
 
+TEST(MemoryLimits, ALaneAloneOnTheDeviceTakesEveryLanesShare) {
+  // The retry of an out-of-memory: an honest module larger than one lane's share of 15 must get
+  // what the lanes split (halved between the executor and the reference), not fail again.
+  auto r = host(100 * k_gib, 15, 16);
+  r.gpu = true;
+  r.lanes_per_device = 15;
+  EXPECT_DOUBLE_EQ(plan_memory(r).alone_device_share(), k_device_memory_for_shares / 2);
+  r.lanes_per_device = 1;  // alone already
+  EXPECT_DOUBLE_EQ(plan_memory(r).alone_device_share(), plan_memory(r).device_share);
+  r.lanes_per_device = 4;
+  r.device_share = 0.5;  // a share given larger than the split: never less than its own
+  EXPECT_DOUBLE_EQ(plan_memory(r).alone_device_share(), 0.5);
+  EXPECT_EQ(plan_memory(host(100 * k_gib, 2)).alone_device_share(), 0.0);  // the CPU: none
+}
+
 TEST(MemoryLimits, ALimitDescribesItselfForMessagesAndRecords) {
   EXPECT_EQ(format_bytes(3 * k_gib / 2), "1.5 GiB");
   EXPECT_EQ(format_bytes(64 * k_mib), "64 MiB");

@@ -113,7 +113,7 @@ private:
   [[nodiscard]] task_result retry_alone(const task_info& task, const candidate_spec& candidate, task_result first);
   // After the retry ran out of memory too: the candidate's failure when its module needs more
   // than the lane's share, the harness's otherwise.
-  void blame_out_of_memory_again(task_result& result);
+  void blame_out_of_memory_again(task_result& result, std::optional<std::uint64_t> greeted_limit);
   // The lane executor's device pool as it greeted (None on the CPU, or when it is gone).
   std::optional<std::uint64_t> executor_device_limit();
 
@@ -216,7 +216,6 @@ private:
   nlohmann::json m_pending_artifacts;              // compile's artifacts while their SASS is still being made
   std::optional<protocol::load_request> m_loaded;  // the module the executor loaded: reloaded after a capture hung
   bool m_alone = false;                            // the device is this lane's alone (an exclusive lease held)
-  std::optional<std::uint64_t> m_device_limit;     // the lane executor's device pool, as its last compile said
   nlohmann::json m_environment;
   std::optional<std::string> m_project_sha;
   std::string m_run_id;

@@ -97,6 +97,12 @@ struct memory_plan {
   std::uint64_t tmpfs_bytes = 0;   // size= of its private /tmp, and of its /dev/shm
   std::uint64_t worker_bytes = 0;  // each executor's and reference's host memory; 0: no limit
   double device_share = 0;         // each executor's and reference's fraction of its GPU; 0: unset
+  double lanes_on_device = 1;      // the lanes that split the device (device_share's denominator)
+
+  // The share of an executor and a reference whose lane holds the device alone (an out-of-memory
+  // retried): every lane's share together (at most what the lanes split, halved between the two),
+  // never less than its own; 0 when unset.
+  [[nodiscard]] double alone_device_share() const;
 
   // What the tracer's tmpfs mounts may hold together (/tmp, /dev/shm, /run, /var/tmp).
   [[nodiscard]] std::uint64_t tracer_tmpfs_total() const { return 2 * tmpfs_bytes + 2 * k_small_tmpfs; }

@@ -33,6 +33,10 @@ public:
   // While true, taking a user candidate's tracer starts the next one's: its JAX start overlaps
   // the evaluation of the one taken.
   void keep_spare_tracer(bool keep) { m_keep_spare = keep; }
+  // While true, an executor or reference started takes the device share of a lane that holds the
+  // device alone (memory_plan::alone_device_share) instead of its lane's: the retry of an
+  // out-of-memory with the device to the lane alone (evaluator_containment.cpp).
+  void set_device_alone(bool alone) { m_device_alone = alone; }
   void discard_reference();
   void discard_executor();
   void discard_suite_tracer();
@@ -54,6 +58,7 @@ private:
   std::unique_ptr<worker> m_reference, m_executor, m_spare_tracer, m_suite_tracer;
   bool m_reference_greeted = false;  // its import folders are in m_options
   bool m_keep_spare = false;
+  bool m_device_alone = false;
 };
 
 }  // namespace pallasbench
