@@ -180,4 +180,13 @@ const hlo_function& find_function(const hlo_module& module, const std::string& n
   return it->second;
 }
 
+const hlo_function& enter_function(const hlo_module& module, const std::string& name, std::size_t line,
+                                   std::set<std::string>& walking, std::optional<std::size_t> arity) {
+  const hlo_function& fn = find_function(module, name, line);
+  if (arity && fn.args.size() != *arity)
+    throw module_parse_error(line, fmt::format("@{} takes {} arguments, called with {}", name, fn.args.size(), *arity));
+  if (!walking.insert(name).second) throw module_parse_error(line, fmt::format("recursive call to @{}", name));
+  return fn;
+}
+
 }  // namespace pallasbench::detail

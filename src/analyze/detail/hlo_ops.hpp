@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,5 +58,13 @@ namespace pallasbench::detail {
 
 // The function called `name`; module_parse_error (at `line`, the call) when there is none.
 [[nodiscard]] const hlo_function& find_function(const hlo_module& module, const std::string& name, std::size_t line);
+
+// A walk's entry into the function a call at `line` reaches (the module's walkers: outside work,
+// kernel dataflow, data movement): the function, found; called with its arity when `arity` is
+// given; and not already being walked (`walking`, which it joins; the walker leaves it when
+// done). module_parse_error otherwise.
+[[nodiscard]] const hlo_function& enter_function(const hlo_module& module, const std::string& name, std::size_t line,
+                                                 std::set<std::string>& walking,
+                                                 std::optional<std::size_t> arity = std::nullopt);
 
 }  // namespace pallasbench::detail

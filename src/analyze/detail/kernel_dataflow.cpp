@@ -26,11 +26,7 @@ public:
   std::vector<bool> function_flow(const std::string& name, const std::vector<bool>& args, std::size_t line) {
     const auto key = std::make_pair(name, args);
     if (auto it = m_flows.find(key); it != m_flows.end()) return it->second;
-    const hlo_function& fn = find_function(m_module, name, line);
-    if (fn.args.size() != args.size())
-      throw module_parse_error(
-          line, fmt::format("@{} takes {} arguments, called with {}", name, fn.args.size(), args.size()));
-    if (!m_flowing.insert(name).second) throw module_parse_error(line, fmt::format("recursive call to @{}", name));
+    const hlo_function& fn = enter_function(m_module, name, line, m_flowing, args.size());
     scope values;
     auto result = flow_region(fn.body, fn.args, args, values);
     m_flowing.erase(name);

@@ -20,8 +20,7 @@ public:
 
   const outside_totals& function_totals(const std::string& name, std::size_t line) {
     if (auto it = m_totals.find(name); it != m_totals.end()) return it->second;
-    const hlo_function& fn = find_function(m_module, name, line);
-    if (!m_counting.insert(name).second) throw module_parse_error(line, fmt::format("recursive call to @{}", name));
+    const hlo_function& fn = enter_function(m_module, name, line, m_counting);
     outside_totals t;
     count_region(fn.body, t);
     m_counting.erase(name);
