@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis_problems.hpp"
 #include "parse_error.hpp"
 
 namespace pallasbench {
@@ -41,11 +42,7 @@ module_analysis analyze(const std::string& text, const task_of& task = {}) {
   return analyze_module(text, {}, options);
 }
 
-bool has_problem(const module_analysis& a, const std::string& needle) {
-  for (const auto& p : a.problems)
-    if (p.find(needle) != std::string::npos) return true;
-  return false;
-}
+using testing::has_problem;
 
 std::string dump(const module_analysis& a) { return a.to_json().dump(1); }
 

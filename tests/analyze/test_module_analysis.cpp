@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "analysis_problems.hpp"
+
 // Fixtures: tests/fixtures/stablehlo, real modules exported for CUDA by make_fixtures.py (which
 // documents each case) and the Triton IR of their kernels; manifest.json holds each case's task
 // options. Hand-written modules below cover forms the fixtures do not show.
@@ -79,11 +81,7 @@ module_analysis analyze_text(const std::string& text, double task_flops = 65536)
   return analyze_module(text, {}, options);
 }
 
-bool has_problem(const module_analysis& a, const std::string& needle) {
-  for (const auto& p : a.problems)
-    if (p.find(needle) != std::string::npos) return true;
-  return false;
-}
+using testing::has_problem;
 
 std::string problems_of(const module_analysis& a) { return a.to_json().dump(1); }
 
