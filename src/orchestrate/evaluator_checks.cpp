@@ -112,14 +112,14 @@ std::pair<npy_array, npy_array> evaluator::run_candidate(const protocol::referen
 }
 
 comparison evaluator::judge_case(comparison candidate, protocol::reference_request request,
-                                 const npy_array& reference, const tolerance& tol, bool lease_held) {
+                                 const npy_array& reference, const tolerance& tol) {
   if (!needs_platform(candidate, m_below_class)) return judged_by_tolerance(std::move(candidate));
   const auto phase = std::exchange(m_phase, failure_phase::reference);
   const auto asking = m_clock.enter(work_phase::reference);
   request.platform = true;
   request.inputs_only = false;
   const auto reply = [&] {
-    const auto lease = lease_held ? std::optional<device_token::lease>{} : gpu_work();
+    const auto lease = gpu_work();
     return protocol::reference_reply::from_json(protocol::call(m_pool.reference(), request, timeout()));
   }();
   const auto platform = npy_array::open(reply.output.path);

@@ -53,19 +53,16 @@ task_result evaluator::retry_alone(const task_info& task, const candidate_spec& 
   task_result result;
   std::optional<std::uint64_t> retry_device_limit;  // the retry executor's pool, as it greeted
   {
-    const auto alone = m_device->token.exclusive();
-    m_alone = true;
+    const alone_scope alone(*this, nullptr);
     m_pool.set_device_alone(true);
     try {
       result = evaluate_attempt(task, candidate);
       retry_device_limit = executor_device_limit();
     } catch (...) {
-      m_alone = false;
       m_pool.set_device_alone(false);
       restart();
       throw;
     }
-    m_alone = false;
     m_pool.set_device_alone(false);
     restart();
   }

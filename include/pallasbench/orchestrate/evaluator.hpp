@@ -174,10 +174,9 @@ private:
                                                 const std::filesystem::path& second_output);
   // A case's comparison against `reference` judged by the platform rule (check/platform.hpp):
   // where the case needs it, the reference process gives XLA's own output at the task's precision
-  // class on `request`'s inputs, compared with the same tolerance. `lease_held`: the caller holds
-  // the device already (the timing loop's exclusive lease).
+  // class on `request`'s inputs, compared with the same tolerance.
   [[nodiscard]] comparison judge_case(comparison candidate, protocol::reference_request request,
-                                      const npy_array& reference, const tolerance& tol, bool lease_held = false);
+                                      const npy_array& reference, const tolerance& tol);
 
   // ---- timing (evaluator_timing.cpp) ----
   // The last timed call's output against the timing inputs' reference: one more batch rechecked,
@@ -195,10 +194,24 @@ private:
     if (m_alone) return std::nullopt;
     return m_device->token.shared(&m_clock);
   }
-  [[nodiscard]] std::optional<device_token::lease> device_alone() {
-    if (m_alone) return std::nullopt;
-    return m_device->token.exclusive(&m_clock);
-  }
+  // The device to this lane alone while it lives (an exclusive lease of its token, unless the lane
+  // holds it already): inside it gpu_work() takes no lease of its own, so what the timing loop or
+  // the retry alone asks of the workers cannot wait on its own lane. `clock` counts the wait.
+  class alone_scope {
+  public:
+    alone_scope(evaluator& e, phase_clock* clock) : m_alone(e.m_alone), m_was(e.m_alone) {
+      if (!m_was) m_lease.emplace(e.m_device->token.exclusive(clock));
+      m_alone = true;
+    }
+    ~alone_scope() { m_alone = m_was; }  // before the lease goes
+    alone_scope(const alone_scope&) = delete;
+    alone_scope& operator=(const alone_scope&) = delete;
+
+  private:
+    bool& m_alone;
+    bool m_was;
+    std::optional<device_token::lease> m_lease;
+  };
 
   worker_pool& m_pool;
   const scratch_dir& m_scratch;
