@@ -114,11 +114,12 @@ TEST(EvaluatorContainment, TheRetryWaitsUntilItHasTheDeviceAlone) {
   auto& eval = h.make_evaluator();
   eval.set_device(device);
   const auto task = h.task("fake");
-  // Another lane holds the device for 1.5 s: the first attempt shares it, the retry waits.
+  // Another lane holds the device for 3 s: the first attempt shares it, the retry waits. (1.5 s
+  // was too short on a loaded 2-core machine: the fakes' first load came after the release.)
   auto neighbour = std::make_optional(device.token.shared());
   double released = 0;  // seconds since the epoch, as the fakes log their requests
   std::thread release([&] {
-    std::this_thread::sleep_for(1500ms);
+    std::this_thread::sleep_for(3000ms);
     released = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     neighbour.reset();
   });
