@@ -1,0 +1,279 @@
+"""Mosaic GPU (Hopper) attention: a FlashAttention forward and qk_softmax's probability matrix,
+each one `plgpu.kernel` (custom call `mosaic_gpu_v2`, Lane lowering semantics). Not a task.
+
+FlashAttention forward (`attention`, the attention family: flash_attention,
+multi_head_attention, attention_forward): q, k, v as (G, S, D) heads. Grid (head, query block);
+a CTA owns BLOCK_Q = 64 query rows (one wgmma M, one compute warpgroup), brought into SMEM by
+TMA. Key/value tiles of `block_kv` rows stream through a ring of `stages` SMEM slots: the
+warpgroup issues the TMA loads of tile j + stages as soon as the wgmma reading slot j has been
+waited for, so `stages - 1` tiles are in flight while it computes. Per tile:
+- scores s = q @ k^T by wgmma (k's (bk, D) tile, D contiguous, is the K-major B operand that
+  32-bit wgmma needs: passed as its transposed view), read into registers (WGMMA layout);
+- the online softmax in registers, base 2 (float32: q pre-scaled by log2(e)/sqrt(D) and rounded
+  to nearest TF32 once, in SMEM, as online_attention.queries does; 16-bit: scores scaled after
+  the dot): running row max m, exp-sum l, the accumulator rescaled by exp2(m_old - m_new);
+- acc += p @ v by wgmma with p from registers. wgmma takes a register A operand only at 16 bits,
+  and a 32-bit B operand only K-major (docs/jax_versions.md), which a (bk, D) v tile is not, so
+  p goes in as p_hi + p_lo, two bfloat16 terms (~16 bits of p, as online_attention's
+  weighted_values does at 16 bits), and float32 v is split in SMEM by the warpgroup into bfloat16
+  v_hi + v_lo: p @ v = p_hi v_hi + p_hi v_lo + p_lo v_hi, three 16-bit wgmmas (the cost of 1.5
+  TF32 ones) accurate to ~2^-16, eight times TF32's 2^-11. 16-bit v: p_hi v + p_lo v.
+The output, acc / l, goes back through q's SMEM tile and a TMA store.
+Causal (attention_forward): block_kv == BLOCK_Q, query block i walks key tiles 0..i-1 unmasked
+and tile i masked; the grid puts query blocks slowest, longest first.
+
+qk_softmax (`probabilities`): grid (query block, column split). A CTA's first pass over every
+key tile keeps the online row max and exp-sum (the same ring and QK wgmma), its second pass
+recomputes the score tiles of its columns and stores exp2(s - m) / l through two SMEM slots and
+TMA stores. Column splits give the N*N store enough CTAs at the cost of repeating the first pass.
+
+Configuration (pallasbench.task.tuning, under the task's name): "mosaic_block_kv",
+"mosaic_stages", "mosaic_col_splits" (qk_softmax). One compute warpgroup per CTA, no warp
+specialisation: the CPU interpreter (worker/mosaic_interpret.py) runs it at every size. The
+FlashAttention-3 schedule (two compute warpgroups whose softmax overlaps the other's wgmma, a
+memory warpgroup issuing TMA) is not written yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench.kernels import mosaic_matmul
+from pallasbench.kernels import mosaic_stream as ms
+from pallasbench.kernels.online_attention import round_tf32
+from pallasbench.task import tuning
+
+LOG2E = math.log2(math.e)
+# Query rows of a CTA: one compute warpgroup's wgmma M.
+BLOCK_Q = mosaic_matmul.WGMMA_M
+SMEM_BYTES = mosaic_matmul.SMEM_BYTES
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    block_kv: int = 64  # key/value rows per tile
+    stages: int = 2  # SMEM ring slots for k and v tiles
+    col_splits: int = 1  # qk_softmax: CTAs per query block, each storing N / col_splits columns
+
+
+def config_for(name: str, seq: int, d: int, itemsize: int, causal: bool = False) -> Config:
+    """Tiles of 64 keys (the diagonal tile of a causal block), or 128 where the ring still fits
+    three stages; as many stages (2..4) as SMEM holds. Tunable under `name` (see the module
+    docstring)."""
+    block_kv = 64 if causal or d * itemsize > 256 else min(128, seq)
+    block_kv = min(tuning.choice(name, "mosaic_block_kv", block_kv), seq)
+    fixed = _fixed_smem(d, block_kv, itemsize)
+    stages = max(2, min(4, (SMEM_BYTES - fixed) // (2 * block_kv * d * itemsize)))
+    return Config(block_kv=block_kv, stages=tuning.choice(name, "mosaic_stages", stages),
+                  col_splits=tuning.choice(name, "mosaic_col_splits", 1))
+
+
+def _fixed_smem(d: int, block_kv: int, itemsize: int) -> int:
+    """SMEM beside the k/v ring: the q (and output) tile and, at float32, v's bfloat16 halves."""
+    return BLOCK_Q * d * itemsize + (2 * block_kv * d * 2 if itemsize == 4 else 0)
+
+
+def _transforms(minor_elems: int, dtype):
+    return mosaic_matmul._transforms(minor_elems, jnp.dtype(dtype).itemsize)
+
+
+def _check(name, cfg: Config, seq: int, d: int, itemsize: int, kv_tiles: bool = True):
+    if seq % BLOCK_Q or seq % cfg.block_kv or cfg.block_kv % 64:
+        ms.refuse(name, f"sequence {seq}: a multiple of {BLOCK_Q} queries and of the {cfg.block_kv}-key "
+                        "tiles (a multiple of 64) is needed")
+    if d % 16 or d > ms.MAX_BOX:
+        ms.refuse(name, f"head dim {d}: a multiple of 16 up to {ms.MAX_BOX} is needed")
+    if cfg.stages < 2:
+        ms.refuse(name, f"{cfg.stages} stages (at least 2)")
+    ring = (2 if kv_tiles else 1) * cfg.stages * cfg.block_kv * d * itemsize
+    ms.check_smem(name, ring + _fixed_smem(d, cfg.block_kv, itemsize), f"{cfg.stages} stages of {cfg.block_kv} keys")
+
+
+def _launch(body, operands, out_type, grid, names, scratch, name, interpret):
+    gpu = ms.plgpu()
+    body = functools.partial(body)
+    body.__name__ = name
+    return gpu.kernel(
+        body, out_type=out_type, scratch_types=scratch, grid=grid, grid_names=names,
+        compiler_params=gpu.CompilerParams(lowering_semantics=gpu.LoweringSemantics.Lane),
+        interpret=ms.interpret_for(interpret),
+    )(*operands)
+
+
+class _Ring:
+    """k (and v) tiles of one head streaming through `stages` SMEM slots, one TMA barrier a slot
+    and operand. The one warpgroup both loads and consumes: a slot is refilled once the wgmma
+    that read it has been waited for."""
+
+    def __init__(self, gmems, smems, barriers, head, bk: int, stages: int, tile_of=lambda t: t):
+        self.gmems, self.smems, self.barriers = gmems, smems, barriers
+        self.head, self.bk, self.stages, self.tile_of = head, bk, stages, tile_of
+
+    def slot(self, step):
+        return lax.rem(step, jnp.int32(self.stages))
+
+    def load(self, which: int, step, slot):
+        gpu = ms.plgpu()
+        rows = pl.ds(self.tile_of(step) * self.bk, self.bk)
+        gpu.copy_gmem_to_smem(self.gmems[which].at[self.head, rows], self.smems[which].at[slot],
+                              self.barriers[which].at[slot])
+
+    def prologue(self, steps):
+        for i in range(self.stages):
+            @pl.when(i < steps)
+            def _():
+                for which in range(len(self.gmems)):
+                    self.load(which, jnp.int32(i), i)
+
+    def wait(self, which: int, slot):
+        ms.plgpu().barrier_wait(self.barriers[which].at[slot])
+        return self.smems[which].at[slot]
+
+    def refill(self, which: int, step, slot, steps):
+        @pl.when(step + self.stages < steps)
+        def _():
+            self.load(which, step + self.stages, slot)
+
+
+def _wgmma_layout():
+    return ms.plgpu().Layout.WGMMA
+
+
+def _cast(x, layout, interpreting):
+    return x if interpreting else ms.plgpu().layout_cast(x, layout)
+
+
+def _spread(row_values, shape):
+    return lax.broadcast_in_dim(row_values, shape, (0,))
+
+
+def _scores(q_smem, k_tile, bk):
+    """(BLOCK_Q, bk) float32 q @ k^T (k_tile: a (bk, D) SMEM tile, its transpose the K-major B)."""
+    gpu = ms.plgpu()
+
+    def qk(acc_ref):
+        gpu.wgmma(acc_ref, q_smem, k_tile.transpose((1, 0)))
+        return acc_ref[...]
+
+    return pl.run_scoped(qk, gpu.ACC((BLOCK_Q, bk), jnp.float32))
+
+
+def _prepare_queries(q_smem, scale, interpreting):
+    """float32: q * scale rounded to nearest TF32, written back (wgmma would truncate it); the
+    scores then need no scale (None). 16-bit: q as it is, the scores scaled after the dot."""
+    if q_smem.dtype != jnp.float32:
+        return scale
+    gpu = ms.plgpu()
+    q = q_smem[...] if interpreting else gpu.load(q_smem, (), layout=_wgmma_layout())
+    q_smem[...] = round_tf32(q * scale)
+    gpu.commit_smem()
+    return None
+
+
+def _split16(x, dtype=jnp.bfloat16):
+    """A float32 array as hi + lo, two arrays of the 16-bit `dtype` (~16 significant bits
+    together at bfloat16, ~22 at float16)."""
+    hi = x.astype(dtype)
+    return hi, (x - hi.astype(jnp.float32)).astype(dtype)
+
+
+# ---- FlashAttention forward ---------------------------------------------------------------------
+
+def attention(q, k, v, *, causal: bool, name: str, config: Config | None = None, interpret=ms.AUTO):
+    """softmax(q k^T / sqrt(D) [causal mask]) v for (G, S, D) q, k, v of one float dtype."""
+    g, seq, d = q.shape
+    if k.shape != q.shape or v.shape != q.shape or len({q.dtype, k.dtype, v.dtype}) != 1:
+        ms.refuse(name, f"q, k, v {q.shape}/{q.dtype}, {k.shape}/{k.dtype}, {v.shape}/{v.dtype}: one shape and dtype")
+    itemsize = q.dtype.itemsize
+    cfg = config or config_for(name, seq, d, itemsize, causal)
+    if causal and cfg.block_kv != BLOCK_Q:
+        ms.refuse(name, f"causal attention takes {BLOCK_Q}-key tiles (the diagonal one tile), not {cfg.block_kv}")
+    _check(name, cfg, seq, d, itemsize)
+    gpu = ms.plgpu()
+    bk, stages = cfg.block_kv, min(cfg.stages, seq // cfg.block_kv)
+    tile = lambda rows, dtype: gpu.SMEM((rows, d), dtype, transforms=_transforms(d, dtype))  # noqa: E731
+    ring = lambda: gpu.SMEM((stages, bk, d), q.dtype, transforms=_transforms(d, q.dtype))  # noqa: E731
+    scratch = [tile(BLOCK_Q, q.dtype), ring(), ring(), gpu.Barrier(num_barriers=1),
+               gpu.Barrier(num_barriers=stages), gpu.Barrier(num_barriers=stages)]
+    if q.dtype == jnp.float32:  # v's bfloat16 halves
+        scratch.append(gpu.SMEM((2, bk, d), jnp.bfloat16, transforms=_transforms(d, jnp.bfloat16)))
+    interpreting = ms.interpret_for(interpret) is not None
+    body = functools.partial(_attention_kernel, bk=bk, stages=stages, causal=causal,
+                             scale=LOG2E / math.sqrt(d), interpreting=interpreting)
+    return _launch(body, (q, k, v), ms.struct(q.shape, q.dtype), (g, seq // BLOCK_Q), ("head", "qblock"),
+                   scratch, name, interpret)
+
+
+def _attention_kernel(q_gmem, k_gmem, v_gmem, o_gmem, q_smem, k_smem, v_smem, q_bar, k_bar, v_bar,
+                      *v16_smem, bk, stages, causal, scale, interpreting):
+    gpu = ms.plgpu()
+    head, qblock = lax.axis_index("head"), lax.axis_index("qblock")
+    seq, d = q_gmem.shape[1], q_gmem.shape[2]
+    if causal:  # longest rows first; key tiles up to the diagonal one
+        qblock = seq // BLOCK_Q - 1 - qblock
+        steps = qblock + 1
+    else:
+        steps = jnp.int32(seq // bk)
+    rows = pl.ds(qblock * BLOCK_Q, BLOCK_Q)
+    gpu.copy_gmem_to_smem(q_gmem.at[head, rows], q_smem, q_bar.at[0])
+    ring = _Ring((k_gmem, v_gmem), (k_smem, v_smem), (k_bar, v_bar), head, bk, stages)
+    ring.prologue(steps)
+    gpu.barrier_wait(q_bar.at[0])
+    score_scale = _prepare_queries(q_smem, scale, interpreting)
+    lay = _wgmma_layout()
+
+    def step(j, carry, masked=False):
+        acc, m, l = carry
+        slot = ring.slot(j)
+        s = _scores(q_smem, ring.wait(0, slot), bk)
+        ring.refill(0, j, slot, steps)
+        if score_scale is not None:
+            s = s * score_scale
+        if masked:  # the diagonal tile: key j * bk + c visible to query qblock * BLOCK_Q + r iff c <= r
+            r = _cast(lax.broadcasted_iota(jnp.int32, s.shape, 0), lay, interpreting)
+            c = _cast(lax.broadcasted_iota(jnp.int32, s.shape, 1), lay, interpreting)
+            s = jnp.where(c <= r, s, -jnp.inf)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        alpha = jnp.exp2(m - m_new)
+        p = jnp.exp2(s - _spread(m_new, s.shape))
+        l = l * alpha + jnp.sum(p, axis=1)
+        p_hi, p_lo = _split16(p, jnp.bfloat16 if v16_smem else q_smem.dtype)
+        v_tile = ring.wait(1, slot)
+        if v16_smem:  # float32 v: its bfloat16 halves, written by this warpgroup
+            (v16,) = v16_smem
+            v32 = v_tile[...] if interpreting else gpu.load(v_tile, (), layout=lay)
+            v16[0], v16[1] = _split16(v32)
+            gpu.commit_smem()
+            terms = ((p_hi, v16.at[0]), (p_hi, v16.at[1]), (p_lo, v16.at[0]))
+        else:
+            terms = ((p_hi, v_tile), (p_lo, v_tile))
+
+        def pv(acc_ref):
+            acc_ref[...] = acc * _spread(alpha, acc.shape)
+            for a, b in terms:
+                gpu.wgmma(acc_ref, a, b)
+            return acc_ref[...]
+
+        acc = pl.run_scoped(pv, gpu.ACC((BLOCK_Q, d), jnp.float32))
+        ring.refill(1, j, slot, steps)
+        return acc, m_new, l
+
+    carry = (_cast(jnp.zeros((BLOCK_Q, d), jnp.float32), lay, interpreting),
+             _cast(jnp.full((BLOCK_Q,), -jnp.inf, jnp.float32), lay.reduce(1), interpreting),
+             _cast(jnp.zeros((BLOCK_Q,), jnp.float32), lay.reduce(1), interpreting))
+    if causal:
+        carry = lax.fori_loop(0, qblock, step, carry)
+        acc, _, l = step(qblock, carry, masked=True)
+    else:
+        acc, _, l = lax.fori_loop(0, steps, step, carry)
+    q_smem[...] = (acc * _spread(1.0 / l, acc.shape)).astype(q_smem.dtype)
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(q_smem, o_gmem.at[head, rows])
+    gpu.wait_smem_to_gmem(0)
