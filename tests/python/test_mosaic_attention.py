@@ -15,7 +15,7 @@ from pallasbench.worker import interpret
 from task_avals import task_avals
 from test_mosaic_interpret import run_interpreted
 
-TASKS = ("flash_attention", "multi_head_attention", "attention_forward")
+TASKS = ("flash_attention", "multi_head_attention", "attention_forward", "qk_softmax")
 
 
 def _mosaic(task):
@@ -30,7 +30,7 @@ def _lowered_text(task_name, size, dtype):
 
 
 # MEDIUM float32 and LARGE bfloat16 of each task: both element sizes (the float32 v split, the
-# 16-bit p @ v), both head dims and the causal kernel, in six lowerings (CI time).
+# 16-bit p @ v), both head dims, the causal kernel and qk_softmax's two passes (CI time).
 @pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("large", "bfloat16")])
 @pytest.mark.parametrize("task_name", TASKS)
 def test_lowers_for_cuda(task_name, size, dtype):
@@ -75,3 +75,16 @@ def test_shapes_the_tiles_cannot_cover_are_refused_by_name():
     q = jnp.zeros((1, 96, 64), jnp.float32)
     with pytest.raises(ValueError, match="flash_attention: .*sequence 96"):
         mosaic_attention.attention(q, q, q, causal=False, name="flash_attention")
+
+
+def test_probabilities_over_several_tiles_and_column_splits():
+    """qk_softmax's kernel where SMALL has one key tile: (256, 64) in 64-key tiles over a
+    two-slot ring, two column splits each repeating the first pass; every row sums to 1."""
+    rng = np.random.default_rng(3)
+    q, k = (jnp.asarray(rng.standard_normal((256, 64)), jnp.float32) for _ in range(2))
+    cfg = mosaic_attention.Config(block_kv=64, stages=2, col_splits=2)
+    got = run_interpreted(lambda a, b: mosaic_attention.probabilities(a, b, name="qk_softmax", config=cfg), q, k)
+    s = np.asarray(q, np.float64) @ np.asarray(k, np.float64).T / 8.0
+    want = np.exp(s - s.max(axis=1, keepdims=True))
+    want /= want.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-6)

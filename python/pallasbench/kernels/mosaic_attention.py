@@ -72,7 +72,7 @@ def config_for(name: str, seq: int, d: int, itemsize: int, causal: bool = False)
     fixed = _fixed_smem(d, block_kv, itemsize)
     stages = max(2, min(4, (SMEM_BYTES - fixed) // (2 * block_kv * d * itemsize)))
     return Config(block_kv=block_kv, stages=tuning.choice(name, "mosaic_stages", stages),
-                  col_splits=tuning.choice(name, "mosaic_col_splits", 1))
+                  col_splits=tuning.choice(name, "mosaic_col_splits", default_col_splits(seq, block_kv)))
 
 
 def _fixed_smem(d: int, block_kv: int, itemsize: int) -> int:
@@ -276,4 +276,86 @@ def _attention_kernel(q_gmem, k_gmem, v_gmem, o_gmem, q_smem, k_smem, v_smem, q_
     q_smem[...] = (acc * _spread(1.0 / l, acc.shape)).astype(q_smem.dtype)
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(q_smem, o_gmem.at[head, rows])
+    gpu.wait_smem_to_gmem(0)
+
+
+# ---- qk_softmax ---------------------------------------------------------------------------------
+
+def default_col_splits(n: int, block_kv: int) -> int:
+    """Column splits that bring the grid to about half the SMs' count of CTAs (each split repeats
+    the first pass over all n keys, so no more than that), at most one a key tile."""
+    want = max(1, (mosaic_matmul.NUM_SMS // 2) // max(1, n // BLOCK_Q))
+    splits = 1
+    while splits * 2 <= min(want, n // block_kv):
+        splits *= 2
+    return splits
+
+
+def probabilities(q, k, *, name: str, config: Config | None = None, interpret=ms.AUTO):
+    """softmax(q k^T / sqrt(D)) over the keys, the (N, N) matrix, for (N, D) q and k."""
+    n, d = q.shape
+    if k.shape != q.shape or k.dtype != q.dtype:
+        ms.refuse(name, f"q {q.shape}/{q.dtype}, k {k.shape}/{k.dtype}: one shape and dtype")
+    itemsize = q.dtype.itemsize
+    cfg = config or config_for(name, n, d, itemsize)
+    bk, splits = cfg.block_kv, cfg.col_splits
+    if splits < 1 or (n // bk) % splits:
+        ms.refuse(name, f"{splits} column splits of {n // bk} key tiles: a divisor is needed")
+    _check(name, cfg, n, d, itemsize, kv_tiles=False)
+    gpu = ms.plgpu()
+    stages = min(cfg.stages, n // bk)
+    out_t = _transforms(bk, q.dtype)
+    scratch = [gpu.SMEM((BLOCK_Q, d), q.dtype, transforms=_transforms(d, q.dtype)),
+               gpu.SMEM((stages, bk, d), q.dtype, transforms=_transforms(d, q.dtype)),
+               gpu.SMEM((2, BLOCK_Q, bk), q.dtype, transforms=out_t),
+               gpu.Barrier(num_barriers=1), gpu.Barrier(num_barriers=stages)]
+    body = functools.partial(_probabilities_kernel, bk=bk, stages=stages, splits=splits,
+                             scale=LOG2E / math.sqrt(d), interpreting=ms.interpret_for(interpret) is not None)
+    k3 = k.reshape(1, n, d)  # the ring indexes a head axis
+    return _launch(body, (q, k3), ms.struct((n, n), q.dtype), (n // BLOCK_Q, splits), ("qblock", "split"),
+                   scratch, name, interpret)
+
+
+def _probabilities_kernel(q_gmem, k_gmem, o_gmem, q_smem, k_smem, o_smem, q_bar, k_bar, *, bk, stages,
+                          splits, scale, interpreting):
+    gpu = ms.plgpu()
+    qblock, split = lax.axis_index("qblock"), lax.axis_index("split")
+    n = q_gmem.shape[0]
+    tiles = n // bk // splits  # key tiles whose probabilities this CTA stores
+    first = split * tiles
+    rows = pl.ds(qblock * BLOCK_Q, BLOCK_Q)
+    gpu.copy_gmem_to_smem(q_gmem.at[rows], q_smem, q_bar.at[0])
+    stats_ring = _Ring((k_gmem,), (k_smem,), (k_bar,), 0, bk, stages)
+    store_ring = _Ring((k_gmem,), (k_smem,), (k_bar,), 0, bk, stages, tile_of=lambda t: first + t)
+    stats_ring.prologue(n // bk)
+    gpu.barrier_wait(q_bar.at[0])
+    score_scale = _prepare_queries(q_smem, scale, interpreting)
+    lay = _wgmma_layout()
+
+    def scores(ring, j, steps):
+        slot = ring.slot(j)
+        s = _scores(q_smem, ring.wait(0, slot), bk)
+        ring.refill(0, j, slot, steps)
+        return s if score_scale is None else s * score_scale
+
+    def stats(j, carry):  # pass 1: the online row max and exp-sum over every key
+        m, l = carry
+        s = scores(stats_ring, j, n // bk)
+        m_new = jnp.maximum(m, jnp.max(s, axis=1))
+        return m_new, l * jnp.exp2(m - m_new) + jnp.sum(jnp.exp2(s - _spread(m_new, s.shape)), axis=1)
+
+    m, l = lax.fori_loop(0, n // bk, stats, (
+        _cast(jnp.full((BLOCK_Q,), -jnp.inf, jnp.float32), lay.reduce(1), interpreting),
+        _cast(jnp.zeros((BLOCK_Q,), jnp.float32), lay.reduce(1), interpreting)))
+    inv = 1.0 / l
+    store_ring.prologue(tiles)
+    out = ms.SlotStore(o_smem, 2)
+
+    def store(j, carry):  # pass 2: this CTA's columns, normalised
+        s = scores(store_ring, j, tiles)
+        p = jnp.exp2(s - _spread(m, s.shape)) * _spread(inv, s.shape)
+        out.put(j, p.astype(o_smem.dtype), o_gmem.at[rows, pl.ds((first + j) * bk, bk)])
+        return carry
+
+    lax.fori_loop(0, tiles, store, 0)
     gpu.wait_smem_to_gmem(0)
