@@ -29,14 +29,25 @@ def _lowered_text(task_name, size, dtype):
         return fn.trace(*task_avals(task, size, dtype)).lower(lowering_platforms=("cuda",)).as_text()
 
 
-# MEDIUM float32 and LARGE bfloat16 of each task: both element sizes (the float32 v split, the
-# 16-bit p @ v), both head dims, the causal kernel and qk_softmax's two passes (CI time).
-@pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("large", "bfloat16")])
+# MEDIUM float32 (one warpgroup, the float32 v split) and MEDIUM and LARGE bfloat16 (the
+# warp-specialised kernel, mosaic_attention_ws) of each task: both head dims, the causal kernels
+# and qk_softmax's two passes (CI time: ~0.5 s a lowering).
+@pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("medium", "bfloat16"), ("large", "bfloat16")])
 @pytest.mark.parametrize("task_name", TASKS)
 def test_lowers_for_cuda(task_name, size, dtype):
     text = _lowered_text(task_name, size, dtype)
     assert text.count("mosaic_gpu_v2") == 1 and "__gpu$xla.gpu.triton" not in text
     assert "stablehlo.convert" not in text
+
+
+def test_the_schedule_follows_the_shape_and_dtype():
+    """Two compute warpgroups for 16-bit sequences of 256 keys or more, one warpgroup (which the
+    CPU interpreter runs) for float32 and for every SMALL shape: never by CPU or GPU."""
+    assert mosaic_attention.config_for("t", 1024, 128, 2, causal=True).compute_wgs == 2
+    assert mosaic_attention.config_for("t", 256, 64, 2).compute_wgs == 2
+    assert mosaic_attention.config_for("t", 4096, 128, 4, causal=True).compute_wgs == 1
+    assert mosaic_attention.config_for("t", 128, 64, 2).compute_wgs == 1
+    assert mosaic_attention.config_for("t", 1024, 128, 2, attention=False).compute_wgs == 1  # qk_softmax
 
 
 def check_against_reference(task_name, dtype, case=None, seed=1):
@@ -88,3 +99,9 @@ def test_probabilities_over_several_tiles_and_column_splits():
     want = np.exp(s - s.max(axis=1, keepdims=True))
     want /= want.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-6)
+
+
+def test_the_warp_specialised_kernel_is_refused_by_the_interpreter_by_name():
+    q = jnp.zeros((1, 256, 64), jnp.bfloat16)
+    with pytest.raises(Exception, match="num_threads=3"):
+        run_interpreted(lambda a, b, c: mosaic_attention.attention(a, b, c, causal=False, name="t"), q, q, q)

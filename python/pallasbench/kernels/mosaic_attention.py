@@ -27,11 +27,12 @@ key tile keeps the online row max and exp-sum (the same ring and QK wgmma), its 
 recomputes the score tiles of its columns and stores exp2(s - m) / l through two SMEM slots and
 TMA stores. Column splits give the N*N store enough CTAs at the cost of repeating the first pass.
 
-Configuration (pallasbench.task.tuning, under the task's name): "mosaic_block_kv",
-"mosaic_stages", "mosaic_col_splits" (qk_softmax). One compute warpgroup per CTA, no warp
-specialisation: the CPU interpreter (worker/mosaic_interpret.py) runs it at every size. The
-FlashAttention-3 schedule (two compute warpgroups whose softmax overlaps the other's wgmma, a
-memory warpgroup issuing TMA) is not written yet.
+Configuration (`config_for`, pallasbench.task.tuning under the task's name): the kernel above
+has one compute warpgroup a CTA and no warp specialisation, so the CPU interpreter
+(worker/mosaic_interpret.py) runs it; it is the default for float32 and for sequences under 256
+keys (every SMALL shape). 16-bit sequences of 256 keys or more default to
+mosaic_attention_ws.py: FlashAttention-3's schedule, two compute warpgroups in ping-pong and a
+memory warpgroup issuing the TMA loads, GPU only.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from pallasbench.task import tuning
 LOG2E = math.log2(math.e)
 # Query rows of a CTA: one compute warpgroup's wgmma M.
 BLOCK_Q = mosaic_matmul.WGMMA_M
-SMEM_BYTES = mosaic_matmul.SMEM_BYTES
+SMEM_BYTES = ms.SMEM_BYTES  # less the reduction scratch, as ms.check_smem counts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,18 +62,27 @@ class Config:
     block_kv: int = 64  # key/value rows per tile
     stages: int = 2  # SMEM ring slots for k and v tiles
     col_splits: int = 1  # qk_softmax: CTAs per query block, each storing N / col_splits columns
+    # attention: 2 runs mosaic_attention_ws (FlashAttention-3 schedule, 16-bit only, not in the
+    # CPU interpreter), 1 the one-warpgroup kernel below.
+    compute_wgs: int = 1
 
 
-def config_for(name: str, seq: int, d: int, itemsize: int, causal: bool = False) -> Config:
-    """Tiles of 64 keys (the diagonal tile of a causal block), or 128 where the ring still fits
-    three stages; as many stages (2..4) as SMEM holds. Tunable under `name` (see the module
-    docstring)."""
-    block_kv = 64 if causal or d * itemsize > 256 else min(128, seq)
+def config_for(name: str, seq: int, d: int, itemsize: int, causal: bool = False,
+               attention: bool = True) -> Config:
+    """Two compute warpgroups (mosaic_attention_ws) for 16-bit attention over 256 keys or more:
+    128-key tiles (64 causal: the diagonal tile), as many stages (2..4) as SMEM holds. Else one
+    warpgroup: 64-key tiles and 2 stages, so that two CTAs share an SM wherever their SMEM allows
+    (all but float32 at head dim 128), their warpgroups hiding each other's latency. Tunable
+    under `name`: "mosaic_compute_wgs", "mosaic_block_kv", "mosaic_stages", "mosaic_col_splits"."""
+    wgs = tuning.choice(name, "mosaic_compute_wgs", 2 if attention and itemsize == 2 and seq >= 256 else 1)
+    block_kv = 64 if wgs == 1 or causal else min(128, seq)
     block_kv = min(tuning.choice(name, "mosaic_block_kv", block_kv), seq)
-    fixed = _fixed_smem(d, block_kv, itemsize)
-    stages = max(2, min(4, (SMEM_BYTES - fixed) // (2 * block_kv * d * itemsize)))
+    stages = 2
+    if wgs > 1:
+        stages = max(2, min(4, (SMEM_BYTES - wgs * BLOCK_Q * d * itemsize) // (2 * block_kv * d * itemsize)))
     return Config(block_kv=block_kv, stages=tuning.choice(name, "mosaic_stages", stages),
-                  col_splits=tuning.choice(name, "mosaic_col_splits", default_col_splits(seq, block_kv)))
+                  col_splits=tuning.choice(name, "mosaic_col_splits", default_col_splits(seq, block_kv)),
+                  compute_wgs=wgs)
 
 
 def _fixed_smem(d: int, block_kv: int, itemsize: int) -> int:
@@ -193,6 +203,12 @@ def attention(q, k, v, *, causal: bool, name: str, config: Config | None = None,
         ms.refuse(name, f"q, k, v {q.shape}/{q.dtype}, {k.shape}/{k.dtype}, {v.shape}/{v.dtype}: one shape and dtype")
     itemsize = q.dtype.itemsize
     cfg = config or config_for(name, seq, d, itemsize, causal)
+    if cfg.compute_wgs == 2:
+        from pallasbench.kernels import mosaic_attention_ws
+
+        return mosaic_attention_ws.attention(q, k, v, causal=causal, name=name, cfg=cfg)
+    if cfg.compute_wgs != 1:
+        ms.refuse(name, f"compute_wgs {cfg.compute_wgs}: 1 or 2")
     if causal and cfg.block_kv != BLOCK_Q:
         ms.refuse(name, f"causal attention takes {BLOCK_Q}-key tiles (the diagonal one tile), not {cfg.block_kv}")
     _check(name, cfg, seq, d, itemsize)
@@ -297,7 +313,7 @@ def probabilities(q, k, *, name: str, config: Config | None = None, interpret=ms
     if k.shape != q.shape or k.dtype != q.dtype:
         ms.refuse(name, f"q {q.shape}/{q.dtype}, k {k.shape}/{k.dtype}: one shape and dtype")
     itemsize = q.dtype.itemsize
-    cfg = config or config_for(name, n, d, itemsize)
+    cfg = config or config_for(name, n, d, itemsize, attention=False)
     bk, splits = cfg.block_kv, cfg.col_splits
     if splits < 1 or (n // bk) % splits:
         ms.refuse(name, f"{splits} column splits of {n // bk} key tiles: a divisor is needed")
