@@ -70,12 +70,14 @@ class Config:
 def config_for(name: str, seq: int, d: int, itemsize: int, causal: bool = False,
                attention: bool = True) -> Config:
     """Two compute warpgroups (mosaic_attention_ws) for 16-bit attention over 256 keys or more:
-    128-key tiles (64 causal: the diagonal tile), as many stages (2..4) as SMEM holds. Else one
+    128-key tiles at head dim 64 or less (64 causal: the diagonal tile; 64 at head dim 128,
+    where a thread's scores, p_hi, p_lo and accumulator would pass ~200 registers), as many
+    stages (2..4) as SMEM holds. Else one
     warpgroup: 64-key tiles and 2 stages, so that two CTAs share an SM wherever their SMEM allows
     (all but float32 at head dim 128), their warpgroups hiding each other's latency. Tunable
     under `name`: "mosaic_compute_wgs", "mosaic_block_kv", "mosaic_stages", "mosaic_col_splits"."""
     wgs = tuning.choice(name, "mosaic_compute_wgs", 2 if attention and itemsize == 2 and seq >= 256 else 1)
-    block_kv = 64 if wgs == 1 or causal else min(128, seq)
+    block_kv = 64 if wgs == 1 or causal or d > 64 else min(128, seq)
     block_kv = min(tuning.choice(name, "mosaic_block_kv", block_kv), seq)
     stages = 2
     if wgs > 1:
@@ -175,6 +177,20 @@ def _scores(q_smem, k_tile, bk):
     return pl.run_scoped(qk, gpu.ACC((BLOCK_Q, bk), jnp.float32))
 
 
+def accumulate(acc, terms):
+    """acc + sum(a @ b for a, b in terms), the wgmmas accumulating into acc in place (its
+    registers handed to the tensor cores as the accumulator)."""
+    gpu = ms.plgpu()
+
+    def pv(acc_ref):  # (pl.run_state of ACC.init: the CPU interpreter cannot run wgmma in it)
+        acc_ref[...] = acc
+        for a, b in terms:
+            gpu.wgmma(acc_ref, a, b)
+        return acc_ref[...]
+
+    return pl.run_scoped(pv, gpu.ACC(acc.shape, jnp.float32))
+
+
 def _prepare_queries(q_smem, scale, interpreting):
     """float32: q * scale rounded to nearest TF32, written back (wgmma would truncate it); the
     scores then need no scale (None). 16-bit: q as it is, the scores scaled after the dot."""
@@ -271,13 +287,7 @@ def _attention_kernel(q_gmem, k_gmem, v_gmem, o_gmem, q_smem, k_smem, v_smem, q_
         else:
             terms = ((p_hi, v_tile), (p_lo, v_tile))
 
-        def pv(acc_ref):
-            acc_ref[...] = acc * _spread(alpha, acc.shape)
-            for a, b in terms:
-                gpu.wgmma(acc_ref, a, b)
-            return acc_ref[...]
-
-        acc = pl.run_scoped(pv, gpu.ACC((BLOCK_Q, d), jnp.float32))
+        acc = accumulate(acc * _spread(alpha, acc.shape), terms)
         ring.refill(1, j, slot, steps)
         return acc, m_new, l
 

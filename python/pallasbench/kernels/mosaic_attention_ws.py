@@ -139,13 +139,8 @@ def _body(q_gmem, k_gmem, v_gmem, o_gmem, *, q_smem, k_smem, v_smem, q_bar, k_ba
             gpu.barrier_wait(v_bar.at[slot])
             gpu.barrier_wait(turn.at[0])
 
-            def pv(acc_ref):
-                acc_ref[...] = acc * ma._spread(alpha, acc.shape)
-                gpu.wgmma(acc_ref, p_hi, v_smem.at[slot])
-                gpu.wgmma(acc_ref, p_lo, v_smem.at[slot])
-                return acc_ref[...]
-
-            acc = pl.run_scoped(pv, gpu.ACC((ma.BLOCK_Q, d), jnp.float32))
+            acc = ma.accumulate(acc * ma._spread(alpha, acc.shape),
+                                ((p_hi, v_smem.at[slot]), (p_lo, v_smem.at[slot])))
             gpu.barrier_arrive(v_free.at[slot])
             return acc, m_new, l
 
