@@ -7,7 +7,7 @@ pre-scaled by log2(e)/sqrt(d)) so exp2 is the native instruction. Dots use TF32 
 (USES_TF32 = True); q is rounded to nearest TF32 first, as truncation would shrink all scores.
 At bfloat16/float16, q and k go to the 16-bit tensor cores as they are and the float32 scores
 are scaled after the dot (online_attention.queries); probabilities are rounded once on store.
-The Mosaic GPU kernel (preferred backend): kernels/mosaic_attention.py `probabilities`.
+The Mosaic GPU kernel (preferred backend): kernels/mosaic_qk_softmax.py `probabilities`.
 
 Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_warps",
 "num_stages"; "mode" (default: "two_pass", the above) may be "one_pass": the row block's
@@ -41,7 +41,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-from pallasbench.kernels import mosaic_attention, mosaic_matmul, rowwise
+from pallasbench.kernels import mosaic_matmul, mosaic_qk_softmax, rowwise
 from pallasbench.kernels import online_attention as ac
 from pallasbench.kernels.fused_matmul_mosaic import mosaic_config
 from pallasbench.task import tuning
@@ -231,7 +231,7 @@ def kernel(q, k):
 
 
 def kernel_mosaic(q, k):
-    return mosaic_attention.probabilities(q, k, name=NAME)
+    return mosaic_qk_softmax.probabilities(q, k, name=NAME)
 
 
 BACKENDS = {"mosaic_gpu": kernel_mosaic, "triton": kernel}

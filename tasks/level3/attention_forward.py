@@ -26,9 +26,11 @@ online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows"
 replaces PRECISE_ROWS at any length (0: every block on plain TF32 dots, one call).
 
 Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`, causal): one
-plgpu.kernel over (batch*head, 64-query block), the longest query blocks first; k/v tiles of 64
+plgpu.kernel over (batch*head, query block), the longest query blocks first; k/v tiles of 64
 keys through a TMA ring in SMEM, tiles left of the diagonal unmasked, the diagonal one masked;
-both dots on wgmma, the online softmax in registers, the output stored by TMA. float32: q @ k^T
+both dots on wgmma, the online softmax in registers, the output stored by TMA. bfloat16 at
+MEDIUM and LARGE: FlashAttention-3's schedule (mosaic_attention_ws.py: two compute warpgroups
+in ping-pong, 128 rows a CTA, and a TMA warpgroup; GPU only). float32: q @ k^T
 on TF32 wgmma (q rounded to nearest TF32 once), p @ v as three bfloat16 wgmmas on hi/lo splits
 of p and v (~16 bits, where the Triton kernel needs its split-TF32 second call for the first
 rows); the score errors of the first rows remain TF32's (0.89-0.92x of the bound at LARGE in

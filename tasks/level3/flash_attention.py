@@ -11,10 +11,12 @@ too: grid (query block, split), each program writes its unnormalised (acc, max, 
 float32 and a second pallas_call rescales the splits to the common row max and normalises.
 Default: one split.
 
-Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): one plgpu.kernel,
+Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): a plgpu.kernel of
 64 query rows a CTA (one warpgroup), k/v tiles through a TMA ring in SMEM, both dots on wgmma
 (float32: TF32 q @ k^T, p @ v as three bfloat16 wgmmas on hi/lo splits of p and v), the online
-softmax in registers, the output stored by TMA.
+softmax in registers; the keys split over several CTAs a query block (8 at MEDIUM) and a second
+kernel merging the splits (mosaic_attention_merge.py), as one head has too few query blocks for
+the SMs.
 """
 
 import functools

@@ -8,10 +8,11 @@ materialised.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks).
 
-Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): one plgpu.kernel
-over (head, 64-query block), k/v tiles through a TMA ring in SMEM, both dots on wgmma (float32:
-TF32 q @ k^T, p @ v as three bfloat16 wgmmas on hi/lo splits of p and v), the online softmax in
-registers, the output stored by TMA.
+Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): a plgpu.kernel
+over (head, 64-query block, key split), k/v tiles through a TMA ring in SMEM, both dots on wgmma
+(float32: TF32 q @ k^T, p @ v as three bfloat16 wgmmas on hi/lo splits of p and v), the online
+softmax in registers; a second kernel merges the key splits (mosaic_attention_merge.py: 4 at
+MEDIUM, 2 at LARGE, to fill 132 SMs).
 """
 
 import functools

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallasbench.kernels import mosaic_attention
+from pallasbench.kernels import mosaic_attention, mosaic_qk_softmax
 from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
 from task_avals import task_avals
@@ -36,17 +36,21 @@ def _lowered_text(task_name, size, dtype):
 @pytest.mark.parametrize("task_name", TASKS)
 def test_lowers_for_cuda(task_name, size, dtype):
     text = _lowered_text(task_name, size, dtype)
-    assert text.count("mosaic_gpu_v2") == 1 and "__gpu$xla.gpu.triton" not in text
+    assert "mosaic_gpu_v2" in text and "__gpu$xla.gpu.triton" not in text
     assert "stablehlo.convert" not in text
 
 
 def test_the_schedule_follows_the_shape_and_dtype():
-    """Two compute warpgroups for 16-bit sequences of 256 keys or more, one warpgroup (which the
-    CPU interpreter runs) for float32 and for every SMALL shape: never by CPU or GPU."""
-    assert mosaic_attention.config_for("t", 1024, 128, 2, causal=True).compute_wgs == 2
-    assert mosaic_attention.config_for("t", 256, 64, 2).compute_wgs == 2
-    assert mosaic_attention.config_for("t", 4096, 128, 4, causal=True).compute_wgs == 1
-    assert mosaic_attention.config_for("t", 128, 64, 2).compute_wgs == 1
+    """Two compute warpgroups for 16-bit sequences of 256 keys or more whose query blocks fill
+    the SMs (or causal); else one warpgroup (which the CPU interpreter runs), the keys split
+    until the grid fills them: never by CPU or GPU."""
+    config = mosaic_attention.config_for
+    assert config("t", 1024, 128, 2, causal=True, heads=12).compute_wgs == 2
+    assert (config("t", 2048, 64, 2, heads=16).compute_wgs, config("t", 2048, 64, 2, heads=16).kv_splits) == (2, 1)
+    assert (config("t", 512, 64, 2).compute_wgs, config("t", 512, 64, 2).kv_splits) == (1, 8)  # flash MEDIUM
+    assert config("t", 4096, 128, 4, causal=True, heads=64).compute_wgs == 1
+    assert config("t", 4096, 128, 4, causal=True, heads=64).kv_splits == 1
+    assert (config("t", 128, 32, 4).compute_wgs, config("t", 128, 32, 4).kv_splits) == (1, 2)  # flash SMALL
     assert mosaic_attention.config_for("t", 1024, 128, 2, attention=False).compute_wgs == 1  # qk_softmax
 
 
@@ -94,7 +98,7 @@ def test_probabilities_over_several_tiles_and_column_splits():
     rng = np.random.default_rng(3)
     q, k = (jnp.asarray(rng.standard_normal((256, 64)), jnp.float32) for _ in range(2))
     cfg = mosaic_attention.Config(block_kv=64, stages=2, col_splits=2)
-    got = run_interpreted(lambda a, b: mosaic_attention.probabilities(a, b, name="qk_softmax", config=cfg), q, k)
+    got = run_interpreted(lambda a, b: mosaic_qk_softmax.probabilities(a, b, name="qk_softmax", config=cfg), q, k)
     s = np.asarray(q, np.float64) @ np.asarray(k, np.float64).T / 8.0
     want = np.exp(s - s.max(axis=1, keepdims=True))
     want /= want.sum(axis=1, keepdims=True)
@@ -103,5 +107,14 @@ def test_probabilities_over_several_tiles_and_column_splits():
 
 def test_the_warp_specialised_kernel_is_refused_by_the_interpreter_by_name():
     q = jnp.zeros((1, 256, 64), jnp.bfloat16)
+    cfg = mosaic_attention.Config(block_kv=128, stages=2, compute_wgs=2)
     with pytest.raises(Exception, match="num_threads=3"):
-        run_interpreted(lambda a, b, c: mosaic_attention.attention(a, b, c, causal=False, name="t"), q, q, q)
+        run_interpreted(lambda *qkv: mosaic_attention.attention(*qkv, causal=False, name="t", config=cfg), q, q, q)
+
+
+def test_key_splits_merge_to_the_reference():
+    """flash_attention at SMALL splits its 128 keys over two CTAs a query block (the grid would
+    have two CTAs): merge_splits rescales each part to the common row max, on rows offset by up
+    to 1e3 (each split's max differs)."""
+    assert mosaic_attention.config_for("flash_attention", 128, 32, 4).kv_splits == 2
+    check_against_reference("flash_attention", "float32", case="offset")

@@ -68,7 +68,7 @@ def attention(q, k, v, *, causal: bool, name: str, cfg: ma.Config):
 def _kernel(q_gmem, k_gmem, v_gmem, o_gmem, *, bk, stages, causal, scale):
     gpu = ms.plgpu()
     d, dtype = q_gmem.shape[2], q_gmem.dtype
-    t = ma._transforms(d, dtype)
+    t = ma.transforms(d, dtype)
     pl.run_scoped(
         functools.partial(_body, q_gmem, k_gmem, v_gmem, o_gmem, bk=bk, stages=stages, causal=causal, scale=scale),
         q_smem=gpu.SMEM((COMPUTE_WGS, ma.BLOCK_Q, d), dtype, transforms=t),
@@ -125,6 +125,7 @@ def _body(q_gmem, k_gmem, v_gmem, o_gmem, *, q_smem, k_smem, v_smem, q_bar, k_ba
                 return acc_ref[...]
 
             s = pl.run_scoped(qk, gpu.ACC((ma.BLOCK_Q, bk), jnp.float32)) * scale
+            gpu.commit_smem()  # every warp's wgmma has read the slot before the warpgroup frees it
             gpu.barrier_arrive(k_free.at[slot])
             if masked:  # the diagonal tile (bk == 64): key c visible to row r iff c <= r
                 r = gpu.layout_cast(lax.broadcasted_iota(jnp.int32, s.shape, 0), lay)
@@ -132,15 +133,16 @@ def _body(q_gmem, k_gmem, v_gmem, o_gmem, *, q_smem, k_smem, v_smem, q_bar, k_ba
                 s = jnp.where(c <= r, s, -jnp.inf)
             m_new = jnp.maximum(m, jnp.max(s, axis=1))
             alpha = jnp.exp2(m - m_new)
-            p = jnp.exp2(s - ma._spread(m_new, s.shape))
+            p = jnp.exp2(s - ma.spread(m_new, s.shape))
             l = l * alpha + jnp.sum(p, axis=1)
-            p_hi, p_lo = ma._split16(p, q_tile.dtype)
+            p_hi, p_lo = ma.split16(p, q_tile.dtype)
             gpu.barrier_arrive(turn.at[0])  # softmax done: the other warpgroup's turn
             gpu.barrier_wait(v_bar.at[slot])
             gpu.barrier_wait(turn.at[0])
 
-            acc = ma.accumulate(acc * ma._spread(alpha, acc.shape),
+            acc = ma.accumulate(acc * ma.spread(alpha, acc.shape),
                                 ((p_hi, v_smem.at[slot]), (p_lo, v_smem.at[slot])))
+            gpu.commit_smem()
             gpu.barrier_arrive(v_free.at[slot])
             return acc, m_new, l
 
@@ -161,7 +163,7 @@ def _body(q_gmem, k_gmem, v_gmem, o_gmem, *, q_smem, k_smem, v_smem, q_bar, k_ba
         else:
             acc, _, l = lax.fori_loop(0, steps, step, carry)
         pl.when(wg == 0)(cross)
-        q_tile[...] = (acc * ma._spread(1.0 / l, acc.shape)).astype(q_tile.dtype)
+        q_tile[...] = (acc * ma.spread(1.0 / l, acc.shape)).astype(q_tile.dtype)
         gpu.commit_smem()
         gpu.copy_smem_to_gmem(q_tile, o_gmem.at[head, rows])
         gpu.wait_smem_to_gmem(0)
