@@ -118,3 +118,17 @@ def test_key_splits_merge_to_the_reference():
     to 1e3 (each split's max differs)."""
     assert mosaic_attention.config_for("flash_attention", 128, 32, 4).kv_splits == 2
     check_against_reference("flash_attention", "float32", case="offset")
+
+
+def test_the_ring_wraps_within_each_key_split():
+    """(2, 512, 64) float32 in 64-key tiles, 2 slots, 2 splits: each split's CTA walks 4 tiles,
+    refilling each slot twice, and splits v into bfloat16 halves per tile."""
+    rng = np.random.default_rng(5)
+    q, k, v = (jnp.asarray(rng.standard_normal((2, 512, 64)), jnp.float32) for _ in range(3))
+    cfg = mosaic_attention.Config(block_kv=64, stages=2, kv_splits=2)
+    got = run_interpreted(lambda *qkv: mosaic_attention.attention(*qkv, causal=False, name="t", config=cfg), q, k, v)
+    q64, k64, v64 = (np.asarray(t, np.float64) for t in (q, k, v))
+    s = np.einsum("gqd,gkd->gqk", q64, k64) / 8.0
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    want = np.einsum("gqk,gkd->gqd", p / p.sum(axis=-1, keepdims=True), v64)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
