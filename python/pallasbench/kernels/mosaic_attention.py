@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 
 import jax
@@ -178,6 +179,18 @@ def wgmma_layout():
     return ms.plgpu().Layout.WGMMA
 
 
+def load_wgmma(ref, interpreting):
+    """An SMEM tile's value in the WGMMA layout, as float32 where it is float32. plgpu.load takes
+    its index argument required on jax 0.10.2, deprecated on 0.11.2 (a DeprecationWarning each
+    call): it is passed only where the signature has no default. The interpreter reads the ref."""
+    if interpreting:
+        return ref[...]
+    gpu = ms.plgpu()
+    if inspect.signature(gpu.load).parameters["idx"].default is inspect.Parameter.empty:
+        return gpu.load(ref, (), layout=wgmma_layout())
+    return gpu.load(ref, layout=wgmma_layout())
+
+
 def cast(x, layout, interpreting):
     return x if interpreting else ms.plgpu().layout_cast(x, layout)
 
@@ -217,7 +230,7 @@ def prepare_queries(q_smem, scale, interpreting):
     if q_smem.dtype != jnp.float32:
         return scale
     gpu = ms.plgpu()
-    q = q_smem[...] if interpreting else gpu.load(q_smem, (), layout=wgmma_layout())
+    q = load_wgmma(q_smem, interpreting)
     q_smem[...] = round_tf32(q * scale)
     gpu.commit_smem()
     return None
@@ -331,7 +344,7 @@ def _attention_kernel(q_gmem, k_gmem, v_gmem, *refs, bk, stages, causal, splits,
         v_tile = ring.wait(1, slot)
         if v16_smem:  # float32 v: its bfloat16 halves, written by this warpgroup
             (v16,) = v16_smem
-            v32 = v_tile[...] if interpreting else gpu.load(v_tile, (), layout=lay)
+            v32 = load_wgmma(v_tile, interpreting)
             v16[0], v16[1] = split16(v32)
             gpu.commit_smem()
             terms = ((p_hi, v16.at[0]), (p_hi, v16.at[1]), (p_lo, v16.at[0]))

@@ -43,8 +43,7 @@ def _merge_kernel(acc_gmem, m_gmem, l_gmem, o_gmem, acc_smem, stat_smem, o_smem,
     gpu = ms.plgpu()
     head, rows = lax.axis_index("head"), pl.ds(lax.axis_index("qblock") * ma.BLOCK_Q, ma.BLOCK_Q)
     splits, slots = acc_gmem.shape[1], acc_smem.shape[0]
-    lay = ma.wgmma_layout()
-    load = (lambda ref: ref[...]) if interpreting else (lambda ref: gpu.load(ref, (), layout=lay))
+    load = functools.partial(ma.load_wgmma, interpreting=interpreting)
 
     def load_acc(s):
         gpu.copy_gmem_to_smem(acc_gmem.at[head, s, rows], acc_smem.at[s % slots], acc_bar.at[s % slots])
