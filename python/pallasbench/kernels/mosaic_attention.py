@@ -112,7 +112,8 @@ def transforms(minor_elems: int, dtype):
     return mosaic_matmul._transforms(minor_elems, jnp.dtype(dtype).itemsize)
 
 
-def check(name, cfg: Config, seq: int, d: int, itemsize: int, kv_tiles: bool = True):
+def check(name, cfg: Config, seq: int, d: int, smem: int):
+    """Refuse, by name, a shape the tiles cannot cover or `smem` bytes beyond a CTA's."""
     if seq % BLOCK_Q or seq % cfg.block_kv or cfg.block_kv % 64:
         ms.refuse(name, f"sequence {seq}: a multiple of {BLOCK_Q} queries and of the {cfg.block_kv}-key "
                         "tiles (a multiple of 64) is needed")
@@ -120,8 +121,7 @@ def check(name, cfg: Config, seq: int, d: int, itemsize: int, kv_tiles: bool = T
         ms.refuse(name, f"head dim {d}: a multiple of 16 up to {ms.MAX_BOX} is needed")
     if cfg.stages < 2:
         ms.refuse(name, f"{cfg.stages} stages (at least 2)")
-    ring = (2 if kv_tiles else 1) * cfg.stages * cfg.block_kv * d * itemsize
-    ms.check_smem(name, ring + fixed_smem(d, cfg.block_kv, itemsize), f"{cfg.stages} stages of {cfg.block_kv} keys")
+    ms.check_smem(name, smem, f"{cfg.stages} stages of {cfg.block_kv} keys")
 
 
 def launch(body, operands, out_type, grid, names, scratch, name, interpret):
@@ -273,7 +273,10 @@ def attention(q, k, v, *, causal: bool, name: str, config: Config | None = None,
     splits = cfg.kv_splits
     if splits < 1 or (seq // cfg.block_kv) % splits or (causal and splits > 1):
         ms.refuse(name, f"{splits} key splits of {seq // cfg.block_kv} key tiles: a divisor is needed (1 if causal)")
-    check(name, cfg, seq, d, itemsize)
+    # key splits: the row statistics' tiles and, 16-bit, a float32 accumulator tile (see below)
+    parts_smem = (2 * STAT_COLS + (0 if itemsize == 4 else d)) * BLOCK_Q * 4 if splits > 1 else 0
+    ring = 2 * min(cfg.stages, seq // cfg.block_kv // splits) * cfg.block_kv * d * itemsize
+    check(name, cfg, seq, d, ring + fixed_smem(d, cfg.block_kv, itemsize) + parts_smem)
     gpu = ms.plgpu()
     bk, stages = cfg.block_kv, min(cfg.stages, seq // cfg.block_kv // splits)
     tile = lambda rows, dtype: gpu.SMEM((rows, d), dtype, transforms=transforms(d, dtype))  # noqa: E731

@@ -34,9 +34,9 @@ def probabilities(q, k, *, name: str, config: Config | None = None, interpret=ms
     bk, splits = cfg.block_kv, cfg.col_splits
     if splits < 1 or (n // bk) % splits:
         ms.refuse(name, f"{splits} column splits of {n // bk} key tiles: a divisor is needed")
-    ma.check(name, cfg, n, d, itemsize, kv_tiles=False)
-    gpu = ms.plgpu()
     stages = min(cfg.stages, n // bk)
+    ma.check(name, cfg, n, d, (stages * bk * d + ma.BLOCK_Q * d + 2 * ma.BLOCK_Q * bk) * itemsize)
+    gpu = ms.plgpu()
     out_t = ma.transforms(bk, q.dtype)
     scratch = [gpu.SMEM((ma.BLOCK_Q, d), q.dtype, transforms=ma.transforms(d, q.dtype)),
                gpu.SMEM((stages, bk, d), q.dtype, transforms=ma.transforms(d, q.dtype)),
@@ -46,7 +46,7 @@ def probabilities(q, k, *, name: str, config: Config | None = None, interpret=ms
                              scale=ma.LOG2E / math.sqrt(d), interpreting=ms.interpret_for(interpret) is not None)
     k3 = k.reshape(1, n, d)  # the ring indexes a head axis
     return ma.launch(body, (q, k3), ms.struct((n, n), q.dtype), (n // ma.BLOCK_Q, splits), ("qblock", "split"),
-                   scratch, name, interpret)
+                     scratch, name, interpret)
 
 
 def _probabilities_kernel(q_gmem, k_gmem, o_gmem, q_smem, k_smem, o_smem, q_bar, k_bar, *, bk, stages,
