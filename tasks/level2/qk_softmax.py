@@ -7,6 +7,7 @@ pre-scaled by log2(e)/sqrt(d)) so exp2 is the native instruction. Dots use TF32 
 (USES_TF32 = True); q is rounded to nearest TF32 first, as truncation would shrink all scores.
 At bfloat16/float16, q and k go to the 16-bit tensor cores as they are and the float32 scores
 are scaled after the dot (online_attention.queries); probabilities are rounded once on store.
+The Mosaic GPU kernel (preferred backend): kernels/mosaic_qk_softmax.py `probabilities`.
 
 Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_warps",
 "num_stages"; "mode" (default: "two_pass", the above) may be "one_pass": the row block's
@@ -40,7 +41,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-from pallasbench.kernels import mosaic_matmul, rowwise
+from pallasbench.kernels import mosaic_matmul, mosaic_qk_softmax, rowwise
 from pallasbench.kernels import online_attention as ac
 from pallasbench.kernels.fused_matmul_mosaic import mosaic_config
 from pallasbench.task import tuning
@@ -54,16 +55,13 @@ SHAPES = tl.sizes(medium={"q": (256, 64), "k": (256, 64)},
                   small={"q": (64, 32), "k": (64, 32)},
                   large={"q": (1024, 128), "k": (1024, 128)})
 TOLERANCE = tl.MATMUL
-# Stress: offset shifts each score row by up to 1e3 (the attention family's stress_inputs:
-# stress.score_offset).
 STRESS = tl.stress_cases("tiny", "offset", offset_input="q",
                          large="q, k x1e3 put scores at 1e6, beyond what TF32 (or f32) resolves: the softmax "
                          "would be rounding noise; the offset case moves scores by up to 1e3 instead",
                          degenerate=tl.NO_DISCRETE_INPUT, distinct=tl.NO_DISCRETE_INPUT)
 
-# 16 query rows per program: enough programs to spread the N*N stores over the SMs, and the
-# smallest M a tensor-core dot takes. Key tiles of 8K elements (128 keys at d=64, 64 at
-# d=128): double-buffered they fit shared memory, and output rows stay >= 256 bytes.
+# 16 query rows per program: enough programs to spread the N*N stores over the SMs, the smallest
+# M of a dot. Key tiles of 8K elements: double-buffered they fit SMEM, output rows >= 256 bytes.
 BLOCK_Q, KEY_TILE_ELEMENTS = 16, 8192
 # scale, max, subtract, exp, sum, normalise
 SOFTMAX_FLOPS = 6
@@ -230,6 +228,13 @@ def kernel(q, k):
         compiler_params=tl.triton_params(num_warps=warps, num_stages=stages),
         name=NAME,
     )(q, k)
+
+
+def kernel_mosaic(q, k):
+    return mosaic_qk_softmax.probabilities(q, k, name=NAME)
+
+
+BACKENDS = {"mosaic_gpu": kernel_mosaic, "triton": kernel}
 
 
 def flops(shapes):

@@ -24,6 +24,17 @@ bfloat16/float16: one call, as before.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks); "precise_rows" (float32 only)
 replaces PRECISE_ROWS at any length (0: every block on plain TF32 dots, one call).
+
+Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`, causal): one
+plgpu.kernel over (batch*head, query block), the longest query blocks first; k/v tiles of 64
+keys through a TMA ring in SMEM, tiles left of the diagonal unmasked, the diagonal one masked;
+both dots on wgmma, the online softmax in registers, the output stored by TMA. bfloat16 at
+MEDIUM and LARGE: FlashAttention-3's schedule (mosaic_attention_ws.py: two compute warpgroups
+in ping-pong, 128 rows a CTA, and a TMA warpgroup; GPU only). float32: q @ k^T
+on TF32 wgmma (q rounded to nearest TF32 once), p @ v as three bfloat16 wgmmas on hi/lo splits
+of p and v (~16 bits, where the Triton kernel needs its split-TF32 second call for the first
+rows); the score errors of the first rows remain TF32's (0.89-0.92x of the bound at LARGE in
+bench/tf32_attention_error.py with p @ v split alone): to watch on the GPU.
 """
 
 import functools
@@ -36,6 +47,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
+from pallasbench.kernels import mosaic_attention
 from pallasbench.kernels import online_attention as ac
 from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
                                                 bytes_moved, make_inputs, stress_inputs)
@@ -133,6 +145,16 @@ def kernel(q, k, v):
     if precise:
         out = call(0, precise, ac.SPLIT_TF32, () if out is None else (out,))
     return out[..., :d].reshape(batch, heads, seq, d)
+
+
+def kernel_mosaic(q, k, v):
+    batch, heads, seq, d = q.shape
+    q, k, v = (t.reshape(batch * heads, seq, d) for t in (q, k, v))
+    out = mosaic_attention.attention(q, k, v, causal=True, name=NAME)
+    return out.reshape(batch, heads, seq, d)
+
+
+BACKENDS = {"mosaic_gpu": kernel_mosaic, "triton": kernel}
 
 
 def flops(shapes):

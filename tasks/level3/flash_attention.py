@@ -10,6 +10,13 @@ Tuning (pallasbench.task.tuning, bench/variants/attention.py): "bq", "bk", "num_
 too: grid (query block, split), each program writes its unnormalised (acc, max, exp-sum) in
 float32 and a second pallas_call rescales the splits to the common row max and normalises.
 Default: one split.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): a plgpu.kernel of
+64 query rows a CTA (one warpgroup), k/v tiles through a TMA ring in SMEM, both dots on wgmma
+(float32: TF32 q @ k^T, p @ v as three bfloat16 wgmmas on hi/lo splits of p and v), the online
+softmax in registers; the keys split over several CTAs a query block (8 at MEDIUM) and a second
+kernel merging the splits (mosaic_attention_merge.py), as one head has too few query blocks for
+the SMs.
 """
 
 import functools
@@ -20,6 +27,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_attention
 from pallasbench.kernels import online_attention as ac
 from pallasbench.task import tuning
 from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
@@ -135,6 +143,16 @@ def kernel(q, k, v):
         name=NAME,
     )(q, k, v)
     return out[:, :d]
+
+
+def kernel_mosaic(q, k, v):
+    seq, d = q.shape
+    out = mosaic_attention.attention(q.reshape(1, seq, d), k.reshape(1, seq, d), v.reshape(1, seq, d),
+                                     causal=False, name=NAME)
+    return out.reshape(seq, d)
+
+
+BACKENDS = {"mosaic_gpu": kernel_mosaic, "triton": kernel}
 
 
 def flops(shapes):

@@ -7,6 +7,12 @@ float32 running max, exp-sum and output accumulator, so no (S, S) score matrix i
 materialised.
 Tuning (pallasbench.task.tuning): "bq", "bk", "num_warps", "num_stages" replace
 online_attention.blocks' choices (online_attention.tuned_blocks).
+
+Mosaic GPU (the preferred backend, kernels/mosaic_attention.py `attention`): a plgpu.kernel
+over (head, 64-query block, key split), k/v tiles through a TMA ring in SMEM, both dots on wgmma
+(float32: TF32 q @ k^T, p @ v as three bfloat16 wgmmas on hi/lo splits of p and v), the online
+softmax in registers; a second kernel merges the key splits (mosaic_attention_merge.py: 4 at
+MEDIUM, 2 at LARGE, to fill 132 SMs).
 """
 
 import functools
@@ -18,6 +24,7 @@ from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
+from pallasbench.kernels import mosaic_attention
 from pallasbench.kernels import online_attention as ac
 from pallasbench.task.families.attention import (INPUTS, ORDER_DEPENDENT, SOFTMAX_FLOPS, STRESS, USES_TF32,
                                                 bytes_moved, make_inputs, stress_inputs)
@@ -69,6 +76,13 @@ def kernel(q, k, v):
         name=NAME,
     )(q, k, v)
     return out[..., :d]
+
+
+def kernel_mosaic(q, k, v):
+    return mosaic_attention.attention(q, k, v, causal=False, name=NAME)
+
+
+BACKENDS = {"mosaic_gpu": kernel_mosaic, "triton": kernel}
 
 
 def flops(shapes):
