@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Device call 1 (issue 38), from the repository root with OUT set; build/ carried.
-# 1. The matmul family on both backends (tiled_matmul.backend_kernels), MEDIUM, float32 and
-#    bfloat16, CUPTI-timed: 12 tasks x 2 implementations each.
+# 1. The matmul family on both backends (tiled_matmul.backend_kernels) and the attention family
+#    (the new Mosaic GPU kernels), MEDIUM, float32 and bfloat16, CUPTI-timed: 16 tasks x 2
+#    implementations each.
 # 2. bench/yardsticks.py at MEDIUM, float32 and bfloat16: JAX's ops.gpu and Mosaic GPU kernels
 #    beside both backends of ours and XLA.
 set -uo pipefail
 source bench/device_lib.sh
 machine
-MM="matmul batched_matmul matmul_relu matmul_gelu matmul_silu fused_relu_matmul fused_matmul_bias linear_bias_relu geglu swiglu gated_mlp mlp_block"
-timed_run matmul_medium_f32 200 run --size medium --device gpu --backend all $MM
-timed_run matmul_medium_bf16 200 run --size medium --dtype bfloat16 --device gpu --backend all $MM
+MM="matmul batched_matmul matmul_relu matmul_gelu matmul_silu fused_relu_matmul fused_matmul_bias linear_bias_relu geglu swiglu gated_mlp mlp_block flash_attention multi_head_attention attention_forward qk_softmax"
+timed_run matmul_medium_f32 220 run --size medium --device gpu --backend all $MM
+timed_run matmul_medium_bf16 220 run --size medium --dtype bfloat16 --device gpu --backend all $MM
 start=$(date +%s.%N)
 OUT=$OUT timeout -s INT 240 python3 bench/yardsticks.py --sizes medium --dtypes float32,bfloat16 --samples 100 \
   > "$OUT/yardsticks.log" 2>&1
