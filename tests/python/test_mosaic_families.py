@@ -72,7 +72,8 @@ def check_against_reference(task_name, dtype, case=None, seed=1, **kwargs):
 # One kernel of each family in the interpreter (the accuracy tests below add one case each for
 # the norms, cross_entropy and batch_norm_1d; the worker-mode test runs relu): each costs 1-3 s.
 INTERPRETED = [("fused_bias_gelu_dropout", "bfloat16"), ("rmsnorm_residual", "bfloat16"),
-               ("fused_softmax_cross_entropy", "bfloat16"), ("col_sum", "bfloat16")]
+               ("fused_softmax_cross_entropy", "bfloat16"), ("col_sum", "bfloat16"),
+               ("cosine_sim", "float32")]
 
 
 @pytest.mark.parametrize("task_name, dtype", INTERPRETED)

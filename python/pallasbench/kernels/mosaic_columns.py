@@ -254,14 +254,6 @@ def batch_norm_1d(x, gamma, beta, *, name="batch_norm_1d", config: Config | None
                      scratch=scratch, name=name, interpret=interpret)
 
 
-def _rsqrt_refined(v):
-    """1 / sqrt(v) to about an ulp: rsqrt and one Newton step. The scale's error reaches the
-    output unshrunk where gamma * (x - mean) * rstd and beta cancel; rsqrt alone (two ulps or
-    more) put 3 outputs of 65536 past the tolerance in the large case at SMALL."""
-    r = lax.rsqrt(v)
-    return r * (1.5 - (0.5 * v) * (r * r))
-
-
 def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec_smem, pivot_smem, out_smem,
                       barrier, pivot_barrier, *, g: Grid, rows, cfg, interpreting):
     gpu = ms.plgpu()
@@ -276,7 +268,7 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
     gpu.barrier_wait(barrier.at[0])
     mean, m2 = merge_moments(lay, lay.load(parts_smem.at[0]), lay.load(parts_smem.at[1]), g.steps * g.br)
     var = m2 * (1.0 / rows)  # of s = x - p, as of x
-    scale = lay.load_reduced(vec_smem.at[0], 0) * _rsqrt_refined(var + EPS)
+    scale = lay.load_reduced(vec_smem.at[0], 0) * ms.rsqrt_refined(var + EPS)
     # The column mean p + mean as hi + lo exactly (TwoSum): x - hi is exact where x sits near
     # it (the offset case), a single rounding elsewhere, as XLA's x - mean is.
     hi = p + mean
