@@ -1,0 +1,39 @@
+"""The index family's Mosaic GPU kernels (kernels/mosaic_index.py): each lowers for CUDA on this
+CPU machine at MEDIUM float32 and LARGE bfloat16 as one mosaic_gpu_v2 call (no Triton call, no
+XLA convert around it), and runs in JAX's Mosaic GPU interpreter at SMALL equal to its task's
+reference (the index tasks are exact)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from pallasbench.kernels import mosaic_index, mosaic_matmul
+from pallasbench.task import registry
+from pallasbench.worker import interpret
+from task_avals import task_avals
+
+
+@pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("large", "bfloat16")])
+@pytest.mark.parametrize("task_name", sorted(mosaic_index.KERNELS))
+def test_lowers_for_cuda(task_name, size, dtype):
+    task, kernel = registry.load(task_name), mosaic_index.KERNELS[task_name]
+    with interpret.suspended():
+        lowered = jax.jit(lambda *xs: kernel(*xs)).trace(*task_avals(task, size, dtype))
+        text = lowered.lower(lowering_platforms=("cuda",)).as_text()
+    assert text.count("mosaic_gpu_v2") >= 1 and "__gpu$xla.gpu.triton" not in text
+    assert "stablehlo.convert" not in text
+
+
+@pytest.mark.parametrize("task_name, dtype", [("one_hot", "float32"), ("embedding_lookup", "bfloat16")])
+def test_interpreted_equals_reference(task_name, dtype):
+    task = registry.load(task_name)
+    xs = [jnp.asarray(a, dtype) if np.asarray(a).dtype == np.float32 else jnp.asarray(a)
+          for a in task.make_inputs(np.random.default_rng(3), task.SHAPES["small"])]
+    out = mosaic_index.KERNELS[task_name](*xs, interpret=mosaic_matmul.interpret_params())
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(task.reference(*xs)))
+
+
+def test_refuses_ids_off_the_copy_quantum():
+    with pytest.raises(ValueError, match="multiple of 32"):
+        mosaic_index.KERNELS["one_hot"](jnp.zeros((40,), jnp.int32))
