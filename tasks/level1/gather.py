@@ -10,7 +10,7 @@ Triton only: Mosaic GPU on sm90 cannot express a per-element gather. Its arrays 
 values in fixed layouts, and a ref indexed by an array (the x row block in SMEM, `x_smem[rows,
 idx]` or `plgpu.load(x_smem, (rows, idx), layout=...)`) fails to lower for CUDA (jax 0.10.2,
 Lane semantics, 2026-12-06): "NotImplementedError: int_indexer_shape non-empty"
-(pallas/mosaic_gpu/lowering.py, transform_ref). Mosaic GPU's only gathering copy is TMA
+(pallas/mosaic_gpu/lowering.py, _handle_transforms). Mosaic GPU's only gathering copy is TMA
 tile::gather4 (rows of a 2D tensor, sm_100 and later), and an element-wise take along axis 1
 would need one copy an element below TMA's 16-byte minimum row (embedding_lookup's row gather is
 expressible: kernels/mosaic_index.py).
