@@ -45,7 +45,8 @@ is refused on 0.11.2), so the zeroing of a row and every CTA's adds into it woul
 barrier (GMEM semaphores: GPU-only, all CTAs resident). Without one: one zeroed partial buffer per
 group of update rows, each zeroed and reduce-added by its own CTA, then summed (zeroing and
 re-reading parts x the output: 4-8x the Triton kernel's traffic at MEDIUM), or one CTA owning each
-column strip (8 CTAs at MEDIUM): not written, as neither could beat the atomics below.
+column strip (8 CTAs at MEDIUM): not written, judged slower than the atomics below by that traffic
+and CTA count (not measured).
 """
 
 import functools
