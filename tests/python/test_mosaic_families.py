@@ -13,7 +13,7 @@ from pallasbench.kernels import (mosaic_columns, mosaic_elementwise, mosaic_matm
                                  mosaic_rows, mosaic_stream)
 from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
-from task_avals import task_avals
+from task_avals import cuda_module_text
 
 MOSAIC_CALL = "mosaic_gpu_v2"
 FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows, "reductions": mosaic_reductions,
@@ -22,10 +22,7 @@ KERNELS = {task: kernel for family in FAMILIES.values() for task, kernel in fami
 
 
 def _lowered_text(task_name, size, dtype):
-    task, kernel = registry.load(task_name), KERNELS[task_name]
-    with interpret.suspended():
-        fn = jax.jit(lambda *xs: kernel(*xs))
-        return fn.trace(*task_avals(task, size, dtype)).lower(lowering_platforms=("cuda",)).as_text()
+    return cuda_module_text(registry.load(task_name), KERNELS[task_name], size, dtype)
 
 
 # Each kernel at its MEDIUM float32 and LARGE bfloat16 shapes: both tile plans and both element

@@ -3,24 +3,19 @@ CPU machine at MEDIUM float32 and LARGE bfloat16 as one mosaic_gpu_v2 call (no T
 XLA convert around it), and runs in JAX's Mosaic GPU interpreter at SMALL equal to its task's
 reference (the index tasks are exact)."""
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from pallasbench.kernels import mosaic_index, mosaic_matmul
 from pallasbench.task import registry
-from pallasbench.worker import interpret
-from task_avals import task_avals
+from task_avals import cuda_module_text
 
 
 @pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("large", "bfloat16")])
 @pytest.mark.parametrize("task_name", sorted(mosaic_index.KERNELS))
 def test_lowers_for_cuda(task_name, size, dtype):
-    task, kernel = registry.load(task_name), mosaic_index.KERNELS[task_name]
-    with interpret.suspended():
-        lowered = jax.jit(lambda *xs: kernel(*xs)).trace(*task_avals(task, size, dtype))
-        text = lowered.lower(lowering_platforms=("cuda",)).as_text()
+    text = cuda_module_text(registry.load(task_name), mosaic_index.KERNELS[task_name], size, dtype)
     assert text.count("mosaic_gpu_v2") >= 1 and "__gpu$xla.gpu.triton" not in text
     assert "stablehlo.convert" not in text
 
