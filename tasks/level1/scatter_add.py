@@ -40,8 +40,9 @@ Triton only: a Mosaic GPU scatter-add has no zeroed buffer to add into. Mosaic G
 atomics (plgpu.atomic_add from registers to GMEM; TMA reduce-add copies with dynamic row starts),
 but a plgpu.kernel's outputs start uninitialised and it takes no input_output_aliases (jax 0.10.2,
 2026-12-06: `plgpu.kernel(..., input_output_aliases={0: 0})` raises "TypeError: Mesh.__init__()
-got an unexpected keyword argument 'input_output_aliases'"; pl.pallas_call with Mosaic GPU params
-is refused on 0.11.2), so the zeroing of a row and every CTA's adds into it would need a grid-wide
+got an unexpected keyword argument 'input_output_aliases'"; a jax.new_ref operand updated in place
+fails in its custom_vmap wrapper: "ValueError: `JaxprInputEffect` Write<...> does not have a
+corresponding jaxpr input"; pl.pallas_call with Mosaic GPU params is refused on 0.11.2), so the zeroing of a row and every CTA's adds into it would need a grid-wide
 barrier (GMEM semaphores: GPU-only, all CTAs resident). Without one: one zeroed partial buffer per
 group of update rows, each zeroed and reduce-added by its own CTA, then summed (zeroing and
 re-reading parts x the output: 4-8x the Triton kernel's traffic at MEDIUM), or one CTA owning each
