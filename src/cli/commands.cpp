@@ -1,5 +1,6 @@
 #include "pallasbench/cli/commands.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "detail/batch.hpp"
 #include "detail/command_setup.hpp"
@@ -102,15 +104,25 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
   const auto tasks = detail::select(s.tasks, plan.selection);
   if (suite) {
     std::size_t without = 0;
+    std::vector<std::string> gpu_only;  // implementations left out off the GPU
+    const bool on_gpu = s.device == device_kind::gpu;
     for (const auto& t : tasks) {
       candidate_spec own;  // the task's own kernel (candidate_kind::suite)
       own.sha256 = t.sha256;
-      const auto backends = t.implementations(plan.flags.backend);
+      const auto backends = t.implementations(plan.flags.backend, on_gpu);
+      for (const auto b : t.implementations(plan.flags.backend))
+        if (std::find(backends.begin(), backends.end(), b) == backends.end())
+          gpu_only.push_back(fmt::format("{}/{}", t.name, to_string(b)));
       without += backends.empty();
       for (const auto backend : backends) jobs.push_back(job(t, own, base.size, base.dtype, "", backend));
     }
+    if (!gpu_only.empty())
+      fmt::print(std::cerr, "--backend {}: GPU-only implementation(s) {} on the CPU: {}\n",
+                 to_string(plan.flags.backend),
+                 plan.flags.backend == backend_choice::preferred ? "replaced by the task's next one" : "left out",
+                 fmt::join(gpu_only, ", "));
     if (without)
-      fmt::print(std::cerr, "--backend {}: {} of the {} selected task(s) have no such implementation (left out)\n",
+      fmt::print(std::cerr, "--backend {}: {} of the {} selected task(s) have no such implementation here (left out)\n",
                  to_string(plan.flags.backend), without, tasks.size());
     return jobs;
   }

@@ -119,12 +119,14 @@ json placement_json(const task_result& r) {
   return {{"lane", r.lane}, {"lanes", r.lanes}, {"gpu", gpu}};
 }
 
-// The configuration the suite's own kernel traced with at the record's size and dtype (from the
-// trusted describe, never from the process that ran the kernel); none for a user's candidate,
-// whose configuration the harness cannot know.
+// The configuration the suite's own kernel traced with at the record's size, dtype and backend
+// (from the trusted describe, never from the process that ran the kernel); none for a user's
+// candidate, whose configuration the harness cannot know.
 json kernel_config_json(const task_result& r, bool user) {
-  const json& shipped = r.task.kernel_config;
-  if (user || !shipped.is_object()) return nullptr;
+  if (user) return nullptr;
+  const auto it = r.task.kernel_configs.find(r.config.backend.value_or(kernel_backend::triton));
+  if (it == r.task.kernel_configs.end() || !it->second.is_object()) return nullptr;
+  const json& shipped = it->second;
   const auto size = r.config.size_name();
   const std::string dtype(to_string(r.config.dtype));
   json values = json::array();
@@ -186,7 +188,8 @@ json to_record(const task_result& r) {
       {"backend", backend_json(r)},
       {"config", r.config.to_json()},
       {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
-      {"candidate", {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
+      {"candidate",
+       {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
       {"task_sha256", r.task.sha256},
       {"inputs", shapes_json(r)},
       {"tolerance", {{"atol", r.task.tol.atol}, {"rtol", r.task.tol.rtol}, {"rel_norm", r.task.tol.rel_norm}}},
@@ -202,7 +205,9 @@ json to_record(const task_result& r) {
       {"trust", r.trust},
       {"artifacts", artifacts_json(r)},
       {"compile",
-       {{"lower_s", optional_number(r.lower_s)}, {"compile_s", optional_number(r.compile_s)}, {"cache", r.compile_cache}}},
+       {{"lower_s", optional_number(r.lower_s)},
+        {"compile_s", optional_number(r.compile_s)},
+        {"cache", r.compile_cache}}},
       {"memory", memory_json(r)},
       {"timing", r.timing ? timing_json(*r.timing) : json(nullptr)},
       {"roofline", roofline_of(r)},

@@ -14,8 +14,7 @@ task_info task_info::from_json(const nlohmann::json& j) {
   t.category = j.at("category").get<std::string>();
   t.path = j.value("path", "");
   t.sha256 = j.value("sha256", "");
-  for (const auto& in : j.at("inputs"))
-    t.inputs.push_back({in.at("name"), in.at("domain"), in.value("weight", false)});
+  for (const auto& in : j.at("inputs")) t.inputs.push_back({in.at("name"), in.at("domain"), in.value("weight", false)});
   for (const auto& [size, inputs] : j.at("shapes").items())
     for (const auto& [input, shape] : inputs.items()) t.shapes[size][input] = shape.get<std::vector<std::int64_t>>();
   const auto tolerance_of = [](const nlohmann::json& tol) {
@@ -38,11 +37,14 @@ task_info task_info::from_json(const nlohmann::json& j) {
   }
   for (const auto& name : j.value("backends", std::vector<std::string>{"triton"}))
     t.backends.push_back(parse_enum<kernel_backend>(name));
+  for (const auto& name : j.value("gpu_only_backends", std::vector<std::string>{}))
+    t.gpu_only.push_back(parse_enum<kernel_backend>(name));
   t.dtypes = j.value("dtypes", std::map<std::string, std::string>{});
   t.flops = j.value("flops", std::map<std::string, std::int64_t>{});
   t.bytes = j.value("bytes", std::map<std::string, std::int64_t>{});
   t.output_dtype = j.value("output_dtype", "");
-  t.kernel_config = j.value("kernel_config", nlohmann::json());
+  const auto configs = j.value("kernel_configs", nlohmann::json::object());  // items() must not outlive it
+  for (const auto& [backend, config] : configs.items()) t.kernel_configs[parse_enum<kernel_backend>(backend)] = config;
   t.source = j.value("kernel_source", "");
   t.bundled_source = j.value("kernel_bundled_source", t.source);
   t.reference_source = j.value("reference_source", "");
@@ -64,16 +66,24 @@ task_info task_info::at(float_dtype dtype) const {
   return t;
 }
 
-std::vector<kernel_backend> task_info::implementations(backend_choice choice) const {
+std::vector<kernel_backend> task_info::implementations(backend_choice choice, bool on_gpu) const {
   if (backends.empty()) throw std::runtime_error(fmt::format("task '{}' declares no implementation", name));
-  const auto has = [&](kernel_backend b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
+  std::vector<kernel_backend> runnable;
+  for (const auto b : backends)
+    if (on_gpu || std::find(gpu_only.begin(), gpu_only.end(), b) == gpu_only.end()) runnable.push_back(b);
+  const auto only = [&](kernel_backend b) {
+    return std::find(runnable.begin(), runnable.end(), b) != runnable.end() ? std::vector{b}
+                                                                            : std::vector<kernel_backend>{};
+  };
   switch (choice) {
-    case backend_choice::preferred: return {backends.front()};
-    case backend_choice::all: return backends;
+    case backend_choice::preferred:
+      return runnable.empty() ? runnable : std::vector{runnable.front()};
+    case backend_choice::all:
+      return runnable;
     case backend_choice::mosaic_gpu:
-      return has(kernel_backend::mosaic_gpu) ? std::vector{kernel_backend::mosaic_gpu} : std::vector<kernel_backend>{};
+      return only(kernel_backend::mosaic_gpu);
     case backend_choice::triton:
-      return has(kernel_backend::triton) ? std::vector{kernel_backend::triton} : std::vector<kernel_backend>{};
+      return only(kernel_backend::triton);
   }
   return {};
 }

@@ -7,17 +7,17 @@ float32 accumulator. Dots run at Triton's default f32 precision: TF32 tensor cor
 bfloat16/float16 tiles go to the 16-bit tensor cores as they are (64-wide K steps: the same 128
 bytes a row), the accumulator float32 and the tile rounded once on store.
 
-Mosaic GPU backend (tuning value "backend": "mosaic"; Hopper only): the batches' rows stacked,
+The Mosaic GPU implementation (BACKENDS; GPU only, preferred there): the batches' rows stacked,
 (B * M, K), through the persistent warp-specialised Mosaic GPU kernel (kernels/mosaic_matmul.py:
 TMA, wgmma, an SMEM ring), each row tile against its own batch's weights. TF32 wgmma reads
 32-bit operands K-major only, so a packing pass first writes each b[i] transposed and rounded to
 nearest TF32 (tiled_matmul.pack_weights, batched by vmap); 16-bit b is packed too (the kernel's
 batched form reads packed weights). M must be a multiple of the kernel's 128-row tiles.
 
-Shipped configuration: the TUNED table runs the Mosaic kernel at LARGE float32 with 128 x 256
-tiles (128 CTAs, one wave; the plan's 128 x 128 gives 256 tiles over 132 SMs), where the Triton kernel above ran at 0.31x of XLA
-(N-major TF32 tiles; 2026-12-04); everything else takes the Triton kernel. Each record's
-kernel_config says which values ran.
+Shipped configuration: the Mosaic kernel's TUNED table sets 128 x 256 tiles at LARGE float32 (128
+CTAs, one wave; the plan's 128 x 128 gives 256 tiles over 132 SMs), where the Triton kernel above
+ran at 0.31x of XLA (N-major TF32 tiles; 2026-12-04); the Triton kernel takes its heuristic. Each
+record's kernel_config says which values ran.
 """
 
 import functools
@@ -98,8 +98,7 @@ def _mosaic(a, b):
     return out.reshape(nb, m, n)
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(a, b):
+def _batched_matmul(a, b):
     backend = tuning.choice(NAME, "backend", "triton")
     if backend == "mosaic":
         return _mosaic(a, b)
@@ -129,6 +128,14 @@ def kernel(a, b):
                                          num_stages=3 if big else 4),
     )(ap, bp)
     return out if (mp, np_) == (m, n) else out[:, :m, :n]
+
+
+# Two implementations of the one function, each with its own table (the Triton kernel's is empty:
+# its heuristic everywhere) and its backend pinned; the Mosaic GPU one runs on the GPU only.
+kernel, mosaic_kernel = mm.backend_kernels(
+    NAME, SHAPES, INPUTS, {"triton": tuning.Tuned(gpu=TUNED.gpu, source=TUNED.source, configs={}), "mosaic": TUNED},
+    _batched_matmul)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -9,17 +9,18 @@ matmul_relu, tune_matmul_run1.txt), then one pallas_call of (128, 128) output ti
 32-wide steps. Dots run at Triton's default f32 precision: TF32 tensor cores (USES_TF32). At
 bfloat16/float16 the dots take the 16-bit operands as they are, with no packing pass.
 
-Shipped configuration: tiled_matmul.TUNED_SQUARE (chosen on the H200 by bench/probe.py) at the
-MEDIUM and LARGE shapes per dtype: the Mosaic GPU kernel (kernels/mosaic_matmul.py) at float32
-and at bfloat16 LARGE, Triton tiles otherwise; any other shape takes the defaults. Each record's
-kernel_config says which values and backend ran.
+Two implementations (BACKENDS): the Mosaic GPU kernel (kernels/mosaic_matmul.py: persistent, TMA
+and wgmma, warp-specialised; GPU only, preferred there; its float32 weights go through the same
+packing pass, a Triton pallas_call) and the Triton kernel (`kernel`, also the CPU's). Shipped
+configuration: tiled_matmul.TUNED_SQUARE, one table per backend (chosen on the H200 by
+bench/probe.py) at the MEDIUM and LARGE shapes per dtype; any other shape takes the defaults.
+Each record's backend and kernel_config say which kernel and values ran.
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
-from pallasbench.task import tuning
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "matmul"
@@ -42,13 +43,18 @@ def reference(a, b):
     return jnp.matmul(a, b)
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_SQUARE).
+# Chosen on the H200 by bench/probe.py for this shape family, per backend (tiled_matmul.TUNED_SQUARE).
 TUNED = mm.TUNED_SQUARE
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(a, b):
+def _fused_matmul(a, b):
     return mm.fused_matmul(a, (b,), mm.identity, name=NAME)
+
+
+# One fused matmul, two implementations, each traced with its own shipped table: the Triton
+# kernel (`kernel`) and the Mosaic GPU kernel (GPU only; the preferred backend on the GPU).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _fused_matmul)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -10,7 +10,6 @@ import jax
 
 from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
-from pallasbench.task import tuning
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32
 from pallasbench.task.families.matmul import GATED_INPUTS as INPUTS, gated_bytes as bytes_moved
 from pallasbench.task.families.matmul import make_gated_inputs as make_inputs
@@ -26,14 +25,18 @@ def reference(x, wg, wu):
     return jax.nn.gelu(x @ wg, approximate=True) * (x @ wu)
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_GATED, probed on
-# swiglu): the Mosaic GPU kernel at float32, Triton tiles at bfloat16 MEDIUM.
+# Chosen on the H200 by bench/probe.py for this shape family, per backend (tiled_matmul.TUNED_GATED).
 TUNED = mm.TUNED_GATED
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(x, wg, wu):
+def _fused_matmul(x, wg, wu):
     return mm.fused_matmul(x, (wg, wu), mm.gated(mm.gelu), name=NAME)
+
+
+# One fused matmul, two implementations, each traced with its own shipped table: the Triton
+# kernel (`kernel`) and the Mosaic GPU kernel (GPU only; the preferred backend on the GPU).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _fused_matmul)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -9,7 +9,6 @@ import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
-from pallasbench.task import tuning
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved
 from pallasbench.task.families.matmul import LINEAR_INPUTS as INPUTS, make_linear_inputs as make_inputs
 
@@ -24,14 +23,18 @@ def reference(x, w, b):
     return jnp.maximum(x @ w + b, 0.0)
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_WIDE): the Mosaic
-# GPU kernel at float32 and at bfloat16 LARGE, Triton tiles otherwise.
+# Chosen on the H200 by bench/probe.py for this shape family, per backend (tiled_matmul.TUNED_WIDE).
 TUNED = mm.TUNED_WIDE
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(x, w, b):
+def _fused_matmul(x, w, b):
     return mm.fused_matmul(x, (w,), mm.bias_relu, bias=b, name=NAME)
+
+
+# One fused matmul, two implementations, each traced with its own shipped table: the Triton
+# kernel (`kernel`) and the Mosaic GPU kernel (GPU only; the preferred backend on the GPU).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _fused_matmul)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -9,7 +9,6 @@ import jax
 
 from pallasbench import task as tl
 from pallasbench.kernels import tiled_matmul as mm
-from pallasbench.task import tuning
 from pallasbench.task.families.matmul import INPUTS, ORDER_DEPENDENT, STRESS, USES_TF32, bytes_moved, make_inputs
 
 NAME = "matmul_silu"
@@ -23,14 +22,18 @@ def reference(x, w):
     return jax.nn.silu(x @ w)
 
 
-# Chosen on the H200 by bench/probe.py for this shape family (tiled_matmul.TUNED_SQUARE): the
-# Mosaic GPU kernel at float32 and at bfloat16 LARGE, Triton tiles otherwise.
+# Chosen on the H200 by bench/probe.py for this shape family, per backend (tiled_matmul.TUNED_SQUARE).
 TUNED = mm.TUNED_SQUARE
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(x, w):
+def _fused_matmul(x, w):
     return mm.fused_matmul(x, (w,), mm.silu, name=NAME)
+
+
+# One fused matmul, two implementations, each traced with its own shipped table: the Triton
+# kernel (`kernel`) and the Mosaic GPU kernel (GPU only; the preferred backend on the GPU).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _fused_matmul)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -8,11 +8,11 @@ At bfloat16 h is stored in bf16; at float16 h is stored in float32 (tiled_matmul
 float16 overflows where the reference's h does not) and the down-projection's dot runs at
 float32 (TF32). Relative error on TF32 tensor cores: 5.2e-4 on the H200 at LARGE, against 2e-3.
 
-Shipped configuration: the TUNED table sets the choices at the task's LARGE shape at float32:
-both matmuls on the Mosaic GPU kernel (kernels/mosaic_matmul.py) with its planned tiles (128
-rows, the width halved while fewer tiles than SMs: 128 for the gate, 64 for the down
-projection), as mlp_block ships at MEDIUM; the Triton defaults ran at 0.60x of XLA there
-(2026-12-04). Each record's kernel_config says which values ran.
+Two implementations (BACKENDS): both matmuls on the Mosaic GPU kernel (kernels/mosaic_matmul.py;
+GPU only, preferred there) with its planned tiles (128 rows, the width halved while fewer tiles
+than SMs: 128 for the gate, 64 for the down projection), or both on the Triton kernel (`kernel`)
+with its defaults, which ran at 0.60x of XLA at LARGE float32 (2026-12-04). Each record's
+kernel_config says which values ran.
 """
 
 import jax
@@ -40,17 +40,21 @@ def reference(x, wg, wu, wd):
     return (jax.nn.silu(x @ wg) * (x @ wu)) @ wd
 
 
-# Not probed: the Mosaic GPU kernel's own plan (swiglu's and mlp_block's probes chose it there).
-TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200", configs={
-    "large": {"float32": {"backend": "mosaic"}},
-})
+# Not probed: each backend's own plan (measured on the H200 on 2026-12-04 at LARGE float32: the
+# Mosaic GPU kernel's against the Triton defaults' 0.60x of XLA).
+_MEASURED = dict(gpu="NVIDIA H200", source="bench/results/2026-12-04-h200", configs={})
+TUNED = {"triton": tuning.Tuned(**_MEASURED), "mosaic": tuning.Tuned(**_MEASURED)}
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(x, wg, wu, wd):
+def _gated_mlp(x, wg, wu, wd):
     h = mm.fused_matmul(x, (wg, wu), mm.gated(mm.silu), out_dtype=mm.hidden_dtype(x.dtype),
                         name=NAME + "_gate_up", task=NAME)
     return mm.fused_matmul(h, (wd,), mm.identity, out_dtype=x.dtype, name=NAME + "_down", task=NAME)
+
+
+# Both matmuls on one backend: Triton (`kernel`) or the Mosaic GPU kernel (GPU only).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _gated_mlp)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -13,13 +13,13 @@ itself, cvt.rna): relative error 2.6e-4 on the H200 at LARGE, against 2e-3.
 No packing pass at bfloat16/float16: 16-bit wgmma reads the (K, N) weights as they are (one
 dot per weight and step; tiled_matmul.packs_weights).
 
-Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py) sets these choices
-at the task's MEDIUM and LARGE shapes per dtype; any other shape takes the defaults above. At
-float32 and bfloat16 both matmuls run the Mosaic GPU kernel instead (tuning backend "mosaic",
-kernels/mosaic_matmul.py): persistent and warp-specialised, TMA loads into a ring of SMEM stages,
-wgmma on TF32 at float32 (the weights packed K-major and rounded to nearest TF32 by the packing
-pass; wgmma truncates x to TF32); float16 keeps the Triton tiles. Each record's kernel_config says
-which values and backend ran.
+Two implementations (BACKENDS), each with its own TUNED table (chosen on the H200 by
+bench/probe.py) at the task's MEDIUM and LARGE shapes per dtype; any other shape takes the
+defaults. The Mosaic GPU one (GPU only, preferred there; kernels/mosaic_matmul.py) runs both
+matmuls persistent and warp-specialised, TMA loads into a ring of SMEM stages, wgmma on TF32 at
+float32 (the weights packed K-major and rounded to nearest TF32 by the packing pass; wgmma
+truncates x to TF32). The Triton one (`kernel`) is the tiled kernel above. Each record's backend
+and kernel_config say which kernel and values ran.
 """
 
 import jax
@@ -48,25 +48,31 @@ def reference(x, w1, b1, w2, b2):
     return jax.nn.gelu(x @ w1 + b1, approximate=True) @ w2 + b2
 
 
-# Chosen on the H200 by bench/probe.py: the Triton tiles (float16) in
+# Chosen on the H200 by bench/probe.py, per backend: the Triton tiles (float16) in
 # bench/results/2026-12-03-h200-kernels/, the Mosaic GPU entries in
-# bench/results/2026-12-03-h200-tuning2/ ({"backend": "mosaic"} alone: mosaic_matmul.plan picks
-# each of the two matmuls' tiles). LARGE float32: the tile that won on the three other matmul-
-# class probes (this task's ran out of time).
-TUNED = tuning.Tuned(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2", configs={
-    "medium": {"float32": {"backend": "mosaic"}, "bfloat16": {"backend": "mosaic"},
-               "float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
-    "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3),
-              "float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}},
-})
+# bench/results/2026-12-03-h200-tuning2/ (MEDIUM: mosaic_matmul.plan picks each of the two
+# matmuls' tiles, chosen over the Triton kernel there at float32 and bfloat16). LARGE: the tile
+# that won on the three other matmul-class probes (this task's ran out of time).
+_PROBED = dict(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2")
+TUNED = {
+    "triton": tuning.Tuned(**_PROBED, configs={
+        "medium": {"float16": {"bm": 128, "width": 64, "bk": 64, "num_warps": 4, "num_stages": 4}},
+        "large": {"float16": {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}}}),
+    "mosaic": tuning.Tuned(**_PROBED, configs={
+        "large": {"float32": mm.mosaic(128, 256, 3), "bfloat16": mm.mosaic(128, 256, 3)}}),
+}
 
 
-@tuning.tuned_kernel(NAME, SHAPES, INPUTS, TUNED)
-def kernel(x, w1, b1, w2, b2):
+def _mlp_block(x, w1, b1, w2, b2):
     h = mm.fused_matmul(x, (w1,), lambda acc, b: mm.gelu(acc + b), bias=b1,
                         out_dtype=mm.hidden_dtype(x.dtype), name=NAME + "_up", task=NAME)
     return mm.fused_matmul(h, (w2,), lambda acc, b: acc + b, bias=b2, out_dtype=x.dtype,
                            name=NAME + "_down", task=NAME)
+
+
+# Both matmuls on one backend: Triton (`kernel`) or the Mosaic GPU kernel (GPU only).
+kernel, mosaic_kernel = mm.backend_kernels(NAME, SHAPES, INPUTS, TUNED, _mlp_block)
+BACKENDS = {"mosaic_gpu": mosaic_kernel, "triton": kernel}
 
 
 def flops(shapes):

@@ -78,3 +78,14 @@ def test_eval_help_points_to_the_guide(env):
     result = run_cli(env, "eval", "--help")
     assert result.returncode == 0 and "docs/writing_candidates.md" in result.stdout.splitlines()[-1]
     assert GUIDE.is_file()
+
+
+def test_a_gpu_only_implementation_is_left_out_on_the_cpu_and_named(env, tmp_path):
+    """matmul's Mosaic GPU implementation (three warpgroups) is GPU-only: `--backend mosaic` on the
+    CPU runs nothing of it and says so, instead of a refusal record (`preferred` runs its Triton
+    one there: tests/e2e/test_run.py's suite)."""
+    result = run_cli(env, "run", "--size", "small", "--backend", "mosaic", "matmul", "--out", str(tmp_path / "run"))
+    assert result.returncode == 0, result.stderr
+    assert "GPU-only implementation(s) left out on the CPU: matmul/mosaic_gpu" in result.stderr
+    assert "0 of 0 passed" in result.stdout
+    assert not (tmp_path / "run" / "records.jsonl").exists() or not (tmp_path / "run" / "records.jsonl").read_text()

@@ -301,11 +301,13 @@ TEST(TaskRecord, ShardIsRecordedButIsNoPartOfTheResumeKey) {
 
 TEST(TaskRecord, SuiteKernelRecordsItsShippedConfigurationAtItsSizeAndDtype) {
   auto r = sample_result();
-  r.task.kernel_config = {
+  r.config.backend = kernel_backend::triton;
+  r.task.kernel_configs[kernel_backend::triton] = {
       {"gpu", "NVIDIA H200"},
       {"source", "bench/results/x"},
       {"values",
-       {{"small", {{"float32", {{{"key", "bq"}, {"value", "32"}}}}, {"bfloat16", {{{"key", "bq"}, {"value", "64"}}}}}}}}};
+       {{"small",
+         {{"float32", {{{"key", "bq"}, {"value", "32"}}}}, {"bfloat16", {{{"key", "bq"}, {"value", "64"}}}}}}}}};
   const auto f32 = to_record(r);
   EXPECT_EQ(f32["kernel_config"]["gpu"], "NVIDIA H200");
   EXPECT_EQ(f32["kernel_config"]["values"], nlohmann::json::parse(R"([{"key": "bq", "value": "32"}])"));
@@ -313,12 +315,21 @@ TEST(TaskRecord, SuiteKernelRecordsItsShippedConfigurationAtItsSizeAndDtype) {
   EXPECT_EQ(to_record(r)["kernel_config"]["values"][0]["value"], "64");
   r.config.dtype = float_dtype::float16;  // no entry: the heuristic, said as an empty list
   EXPECT_EQ(to_record(r)["kernel_config"]["values"], nlohmann::json::array());
+  // Another implementation of the task has its own table: the Triton one says nothing of it.
+  r.config.backend = kernel_backend::mosaic_gpu;
+  EXPECT_FALSE(to_record(r).contains("kernel_config"));
+  r.task.kernel_configs[kernel_backend::mosaic_gpu] = {
+      {"gpu", "NVIDIA H200"},
+      {"source", "s"},
+      {"values", {{"small", {{"float16", {{{"key", "bk"}, {"value", "8"}}}}}}}}};
+  EXPECT_EQ(to_record(r)["kernel_config"]["values"][0]["key"], "bk");
 }
 
 TEST(TaskRecord, NoConfigurationIsClaimedForAUserCandidateOrAnUntunedTask) {
   auto r = sample_result();
   EXPECT_FALSE(to_record(r).contains("kernel_config"));  // the task ships no table
-  r.task.kernel_config = {{"gpu", "NVIDIA H200"}, {"source", "s"}, {"values", nlohmann::json::object()}};
+  r.task.kernel_configs[kernel_backend::triton] = {
+      {"gpu", "NVIDIA H200"}, {"source", "s"}, {"values", nlohmann::json::object()}};
   r.candidate.kind = candidate_kind::user;  // the suite's table says nothing of a user's kernel
   EXPECT_FALSE(to_record(r).contains("kernel_config"));
 }

@@ -27,9 +27,10 @@ def _variants(task):
             if values.get("backend") == "mosaic"}
 
 
-def _lower(task, size, dtype, **values):
+def _lower(task, size, dtype, implementation="triton", **values):
+    fn = registry.implementation(task, implementation)
     with tuning.variant(task.NAME, **values), interpret.suspended():
-        lowered = jax.jit(lambda *xs: task.kernel(*xs)).trace(*task_avals(task, size, dtype)).lower(
+        lowered = jax.jit(lambda *xs: fn(*xs)).trace(*task_avals(task, size, dtype)).lower(
             lowering_platforms=("cuda",))
     assert not tuning.active()
     return lowered.as_text()
@@ -63,23 +64,27 @@ def test_every_mosaic_variant_lowers_for_cuda(task_name, count):
             assert MOSAIC_CALL in _lower(task, "medium", dtype, **values), (name, dtype)
 
 
-def test_the_shipped_backend_follows_the_table():
-    """The TUNED table picks Mosaic where the H200 probe measured it faster (matmul at MEDIUM
-    float32); an untuned shape and an entry without it stay Triton."""
-    matmul = registry.load("matmul")
-    text = _lower(matmul, "medium", "float32")
-    assert MOSAIC_CALL in text and text.count("__gpu$xla.gpu.triton") == 1  # the packing pass
-    assert matmul.kernel.tuned.values("medium", "float32")["backend"] == "mosaic"
-    for task, size, dtype in (("matmul", "small", "float32"), ("matmul", "medium", "bfloat16"),
-                              ("fused_relu_matmul", "medium", "bfloat16")):
-        text = _lower(registry.load(task), size, dtype)
-        assert MOSAIC_CALL not in text and "__gpu$xla.gpu.triton" in text, (task, size, dtype)
+@pytest.mark.parametrize("task_name, size, dtype", [("matmul", "medium", "float32"), ("matmul", "small", "bfloat16"),
+                                                     ("mlp_block", "medium", "bfloat16")])
+def test_each_implementation_runs_its_own_backend_at_every_size(task_name, size, dtype):
+    """One function, two implementations (tiled_matmul.backend_kernels): the Mosaic GPU one is
+    Mosaic at every size (its table's tiles where tuned, its plan elsewhere), the Triton one is
+    Triton at every size, whatever the other's table says; only the Mosaic one is GPU-only."""
+    task = registry.load(task_name)
+    found = registry.implementations(task)
+    with interpret.suspended():
+        lowered = {backend: jax.jit(lambda *xs, fn=fn: fn(*xs)).trace(*task_avals(task, size, dtype)).lower(
+            lowering_platforms=("cuda",)).as_text() for backend, fn in found.items()}
+    assert MOSAIC_CALL in lowered["mosaic_gpu"]
+    assert MOSAIC_CALL not in lowered["triton"] and "__gpu$xla.gpu.triton" in lowered["triton"]
+    assert found["mosaic_gpu"].gpu_only and not getattr(found["triton"], "gpu_only", False)
+    assert found["mosaic_gpu"].pinned == {"backend": "mosaic"} and found["triton"].pinned == {"backend": "triton"}
 
 
 def test_a_prologue_is_a_pass_of_its_own():
-    """fused_relu_matmul's float32 table runs Mosaic: relu(x) is a Triton pass before the
-    kernel (TMA feeds shared memory with no elementwise step), beside the weights' packing."""
-    text = _lower(registry.load("fused_relu_matmul"), "medium", "float32")
+    """fused_relu_matmul's Mosaic GPU implementation: relu(x) is a Triton pass before the kernel
+    (TMA feeds shared memory with no elementwise step), beside the weights' packing."""
+    text = _lower(registry.load("fused_relu_matmul"), "medium", "float32", "mosaic_gpu")
     assert text.count(MOSAIC_CALL) >= 1 and "fused_relu_matmul_prologue" in text
     assert "fused_relu_matmul_pack" in text
 
@@ -223,5 +228,5 @@ def test_a_batch_that_straddles_a_row_tile_is_refused():
 def test_a_16_bit_bias_is_not_converted_outside_the_kernel():
     """The harness refuses XLA work outside the Pallas kernels: mlp_block's bfloat16 biases
     were widened by an XLA convert before the Mosaic kernel (H200, 2026-12-04: not robust)."""
-    text = _lower(registry.load("mlp_block"), "medium", "bfloat16")
+    text = _lower(registry.load("mlp_block"), "medium", "bfloat16", "mosaic_gpu")
     assert MOSAIC_CALL in text and "stablehlo.convert" not in text

@@ -49,3 +49,16 @@ def test_every_suite_task_describes_its_backends():
         info = registry.describe(registry.load(name))
         assert info["backends"] and info["backends"][-1] == "triton"
         assert set(info["backends"]) <= set(registry.BACKENDS)
+
+
+def test_a_gpu_only_implementation_is_described_and_never_the_triton_kernel():
+    from pallasbench import task as tl
+
+    t = task()
+    t.BACKENDS = {"mosaic_gpu": tl.gpu_only(lambda x: x), "triton": t.kernel}
+    assert [b for b, fn in registry.implementations(t).items() if getattr(fn, "gpu_only", False)] == ["mosaic_gpu"]
+    assert registry.describe(registry.load("matmul"))["gpu_only_backends"] == ["mosaic_gpu"]
+    assert registry.describe(registry.load("relu"))["gpu_only_backends"] == []  # interpreted on the CPU
+    tl.gpu_only(t.kernel)
+    with pytest.raises(registry.TaskError, match="cannot be gpu_only"):
+        registry.implementations(t)

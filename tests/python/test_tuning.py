@@ -71,16 +71,21 @@ def test_every_matmul_variant_is_correct_at_small(dtype):
     assert tuning.active() == {}
 
 
+def _tuned_implementations():
+    return sorted((name, backend) for name in registry.discover()
+                  for backend, fn in registry.implementations(registry.load(name)).items() if hasattr(fn, "tuned"))
+
+
 def _tuned_tasks():
-    return sorted(name for name in registry.discover() if hasattr(registry.load(name).kernel, "tuned"))
+    return sorted({name for name, _ in _tuned_implementations()})
 
 
 def test_shipped_tables_exist_for_the_probed_tasks():
     assert {"matmul", "flash_attention", "qk_softmax", "pairwise_distance", "sequence_match"} <= set(_tuned_tasks())
 
 
-@pytest.mark.parametrize("task", _tuned_tasks())
-def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
+@pytest.mark.parametrize("task, backend", _tuned_implementations())
+def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task, backend):
     """Each (size, dtype) entry of the task's TUNED table keeps Triton's block rules, lowers for
     CUDA to the backend it names (Triton, or Mosaic GPU for a "*backend" or "mode" of "mosaic"), and every value in
     it is read by the kernel (tuned_kernel raises otherwise)."""
@@ -88,15 +93,16 @@ def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
     from pallasbench.worker import interpret, jaxpr_info
 
     module = registry.load(task)
-    table = module.kernel.tuned
+    kernel = registry.implementation(module, backend)
+    table = kernel.tuned
     assert table.gpu and (ROOT / table.source).is_dir(), f"{task}: results {table.source} not committed"
     for size, by_dtype in table.configs.items():
         for dtype in by_dtype:
             run_dtype = "float32" if dtype == "*" else dtype
             avals = task_avals(module, size, run_dtype)
             with interpret.suspended():  # the Mosaic GPU kernel refuses to trace in interpret mode
-                jaxpr = jax.make_jaxpr(lambda *xs: module.kernel(*xs))(*avals)
-                lowered = jax.jit(lambda *xs: module.kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
+                jaxpr = jax.make_jaxpr(lambda *xs: kernel(*xs))(*avals)
+                lowered = jax.jit(lambda *xs: kernel(*xs)).trace(*avals).lower(lowering_platforms=("cuda",))
             for call in jaxpr_info.pallas_calls(jaxpr):
                 for block, space in zip(call["block_shapes"], call["memory_spaces"]):
                     if space != "any":
@@ -105,7 +111,7 @@ def test_every_shipped_configuration_lowers_for_cuda_and_is_read(task):
             # "backend", a task's own key for part of its kernels ("proj_backend"), or a mode
             # (qk_softmax's "mosaic")
             if any((key.endswith("backend") or key == "mode") and value == "mosaic"
-                   for key, value in by_dtype[dtype].items()):
+                   for key, value in tuning.shipped_values(kernel, size, run_dtype).items()):
                 assert "mosaic_gpu" in text, f"{task} {size} {dtype}: no Mosaic GPU kernel"
             else:
                 assert "__gpu$xla.gpu.triton" in text and "mosaic_gpu" not in text, \
@@ -143,13 +149,19 @@ def test_the_shipped_table_applies_at_its_sizes_only():
 def test_describe_gives_the_shipped_configuration_by_size_and_dtype():
     import json
 
-    info = registry.describe(registry.load("matmul"))["kernel_config"]
+    configs = registry.describe(registry.load("matmul"))["kernel_configs"]
+    info = configs["triton"]
     assert info["gpu"] == "NVIDIA H200" and info["source"].startswith("bench/results/")
     medium = {d["key"]: json.loads(d["value"]) for d in info["values"]["medium"]["bfloat16"]}
-    assert medium == registry.load("matmul").kernel.tuned.configs["medium"]["bfloat16"]
+    # the table's entry, and the backend the implementation pins at every shape
+    assert medium == {**registry.load("matmul").kernel.tuned.configs["medium"]["bfloat16"], "backend": "triton"}
     assert info["values"]["medium"]["float16"] == info["values"]["medium"]["bfloat16"]  # falls back
-    assert info["values"]["small"]["float32"] == []  # untuned: the heuristic
-    assert registry.describe(registry.load("add"))["kernel_config"] is None
+    assert info["values"]["small"]["float32"] == info["pinned"] == [{"key": "backend", "value": '"triton"'}]
+    # the Mosaic GPU implementation's own table: its tiles, where the Triton one has none
+    mosaic = {d["key"]: json.loads(d["value"]) for d in configs["mosaic_gpu"]["values"]["medium"]["float32"]}
+    assert mosaic["backend"] == "mosaic" and mosaic["mosaic_bm"] == 128
+    assert info["values"]["medium"]["float32"] == info["pinned"]
+    assert registry.describe(registry.load("add"))["kernel_configs"] == {"mosaic_gpu": None, "triton": None}
 
 
 def test_a_variants_file_reads_as_tasks_names_and_values():

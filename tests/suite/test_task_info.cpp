@@ -103,6 +103,18 @@ TEST(TaskInfo, BackendsAreDescribedPreferredFirstAndChosenByTheFlag) {
   EXPECT_THROW((void)task_info::from_json(j), std::invalid_argument);
 }
 
+TEST(TaskInfo, AGpuOnlyImplementationIsLeftOutOffTheGpuAndTheNextOneIsPreferred) {
+  auto j = described();
+  j["backends"] = {"mosaic_gpu", "triton"};
+  j["gpu_only_backends"] = {"mosaic_gpu"};
+  const auto task = task_info::from_json(j);
+  EXPECT_EQ(task.implementations(backend_choice::preferred, true), std::vector{kernel_backend::mosaic_gpu});
+  EXPECT_EQ(task.implementations(backend_choice::preferred, false), std::vector{kernel_backend::triton});
+  EXPECT_EQ(task.implementations(backend_choice::all, false), std::vector{kernel_backend::triton});
+  EXPECT_TRUE(task.implementations(backend_choice::mosaic_gpu, false).empty());
+  EXPECT_EQ(task.implementations(backend_choice::mosaic_gpu, true), std::vector{kernel_backend::mosaic_gpu});
+}
+
 TEST(Dtype, NamesAndFloat32Mapping) {
   EXPECT_EQ(parse_enum<float_dtype>("bfloat16"), float_dtype::bfloat16);
   EXPECT_EQ(to_string(float_dtype::float16), "float16");

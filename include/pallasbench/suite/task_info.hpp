@@ -49,10 +49,13 @@ struct task_info {
   std::string output_dtype;                   // the reference's output dtype ("float32", "int32", ...)
   std::map<std::string, dtype_view> views;    // dtype name -> the task at it (at() picks)
   std::vector<kernel_backend> backends;       // its implementations, preferred first (describe's "backends")
-  // The suite kernel's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
-  // value}]}, task/registry.py's _kernel_config); null when it ships none.
-  nlohmann::json kernel_config;
-  std::vector<std::string> stress_cases;      // checked after the seeds (docs/tasks.md, "Stress cases")
+  // Those of its implementations that run on a GPU only, never in Pallas interpret mode on the
+  // CPU (describe's "gpu_only_backends": several warpgroups synchronising through barriers).
+  std::vector<kernel_backend> gpu_only;
+  // Each implementation's shipped configuration ({gpu, source, values: size -> dtype -> [{key,
+  // value}], pinned}, task/registry.py's _kernel_configs); none, or null, when it ships none.
+  std::map<kernel_backend, nlohmann::json> kernel_configs;
+  std::vector<std::string> stress_cases;              // checked after the seeds (docs/tasks.md, "Stress cases")
   std::map<std::string, std::string> stress_skipped;  // case -> why the task skips it
   // Read by the trusted reference process, never by the process that imports the kernel.
   std::string source;            // the task file
@@ -64,9 +67,10 @@ struct task_info {
   // model), taken whole from describe. Throws naming the task when describe gave none.
   [[nodiscard]] task_info at(float_dtype dtype) const;
   [[nodiscard]] std::string shape_summary(problem_size size) const;  // "x(4096,4096) y(...)"
-  // The implementations --backend asks of this task: its preferred one, the one named (none when
-  // it has none), or all of them, preferred first.
-  [[nodiscard]] std::vector<kernel_backend> implementations(backend_choice choice) const;
+  // The implementations --backend asks of this task where it runs: its preferred one, the one
+  // named (none when it has none), or all of them, preferred first. Off the GPU (`on_gpu`
+  // false), a GPU-only implementation is none: the preferred one is the first that runs there.
+  [[nodiscard]] std::vector<kernel_backend> implementations(backend_choice choice, bool on_gpu = true) const;
   // The task's FLOP and byte models at `size`; none where the task declares none.
   [[nodiscard]] std::optional<double> flops_at(problem_size size) const;
   [[nodiscard]] std::optional<double> bytes_at(problem_size size) const;

@@ -77,12 +77,14 @@ RELU_FLOPS = 1  # max
 SILU_FLOPS = 5  # y * 1/(1+exp(-y)): neg, exp, add, divide, multiply (exp counted as 1)
 GELU_FLOPS = 9  # y^3 (2), *0.044715, +y, *sqrt(2/pi), tanh, +1, *y, *0.5 (tanh as 1)
 
-# Shipped configurations of the matmul-class tasks (tuning.Tuned), one per shape family, chosen on
-# the H200 by bench/probe.py on the family's probed task and shared by the tasks of the same shapes
-# (the epilogue does not change the tiling). The Triton tiles (bfloat16 MEDIUM) come from
+# Shipped configurations of the matmul-class tasks, one per shape family and backend ({"triton":
+# tuning.Tuned, "mosaic": tuning.Tuned}; `backend_kernels` makes a task's two implementations of
+# them), chosen on the H200 by bench/probe.py on the family's probed task and shared by the tasks
+# of the same shapes (the epilogue does not change the tiling). The Triton tiles come from
 # bench/results/2026-12-03-h200-kernels (call 2), the Mosaic GPU entries from
-# bench/results/2026-12-03-h200-tuning2 (call 1); float16 takes bfloat16's Triton entries only
-# where its own are listed (the Mosaic kernel was not probed at float16).
+# bench/results/2026-12-03-h200-tuning2 (call 1); a shape or dtype not listed takes the kernel's
+# defaults (float32 Triton: `_plan`; Mosaic: mosaic_matmul.plan), and float16 takes bfloat16's
+# entry (the same 16-bit paths; the Mosaic kernel was not probed at float16).
 _PROBED = dict(gpu="NVIDIA H200", source="bench/results/2026-12-03-h200-tuning2")
 
 
@@ -94,39 +96,45 @@ def mosaic(bm: int, width: int, stages: int, **extra) -> dict:
             **{"mosaic_" + key: value for key, value in extra.items()}}
 
 
+def _tables(triton: dict, mosaic_configs: dict) -> dict:
+    return {"triton": tuning.Tuned(**_PROBED, configs=triton), "mosaic": tuning.Tuned(**_PROBED, configs=mosaic_configs)}
+
+
 _TRITON_LARGE_16 = {"bm": 128, "width": 256, "bk": 64, "num_warps": 8, "num_stages": 3}
-_SQUARE_MEDIUM_16 = {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}
+_TRITON_WIDE_16 = {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}
 # (M, K) @ (K, N) = 1024^3 at MEDIUM, 4096^3 at LARGE: probed on matmul; matmul_relu, matmul_gelu
-# and matmul_silu have the same shapes. fused_relu_matmul too, on TUNED_SQUARE_PROLOGUE: its
-# float32 entries are matmul's Mosaic GPU winners, with its relu prologue a pass of its own
-# (chosen over the Triton kernel's in-loop relu, 0.64x / 0.57x of XLA at MEDIUM / LARGE on
-# 2026-12-04); at 16 bits it keeps the Triton kernel (0.93x at MEDIUM bfloat16) except LARGE
-# bfloat16, also on Mosaic (188.1 vs the Triton kernel's 272.6 us, XLA 195.3:
-# bench/results/2026-12-04-h200-2/call_1).
-TUNED_SQUARE = tuning.Tuned(**_PROBED, configs={
-    "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
-    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3),
-              "float16": _TRITON_LARGE_16},
-})
-TUNED_SQUARE_PROLOGUE = tuning.Tuned(**_PROBED, configs={
-    "medium": {"float32": mosaic(128, 64, 4), "bfloat16": _SQUARE_MEDIUM_16},
-    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3), "float16": _TRITON_LARGE_16},
-})
+# and matmul_silu have the same shapes, and fused_relu_matmul (TUNED_SQUARE_PROLOGUE): on Mosaic
+# its relu prologue is a pass of its own (chosen over the Triton kernel's in-loop relu, 0.64x /
+# 0.57x of XLA at MEDIUM / LARGE float32 on 2026-12-04; LARGE bfloat16 188.1 vs the Triton
+# kernel's 272.6 us, XLA 195.3: bench/results/2026-12-04-h200-2/call_1).
+TUNED_SQUARE = _tables(
+    triton={"medium": {"bfloat16": {"bm": 64, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
+            "large": {"bfloat16": _TRITON_LARGE_16}},
+    mosaic_configs={"medium": {"float32": mosaic(128, 64, 4)},
+                    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3)}})
+TUNED_SQUARE_PROLOGUE = TUNED_SQUARE
 # (1024, 1024) @ (1024, 2048) plus a bias: probed on linear_bias_relu; fused_matmul_bias too.
-# LARGE bfloat16: the Mosaic tile that won on matmul and mlp_block (linear_bias_relu's own probe
-# ran out of time).
-TUNED_WIDE = tuning.Tuned(**_PROBED, configs={
-    "medium": {"float32": mosaic(128, 128, 4),
-               "bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
-    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3),
-              "float16": _TRITON_LARGE_16},
-})
+# LARGE bfloat16 on Mosaic: the tile that won on matmul and mlp_block (linear_bias_relu's own
+# probe ran out of time).
+TUNED_WIDE = _tables(
+    triton={"medium": {"bfloat16": _TRITON_WIDE_16}, "large": {"bfloat16": _TRITON_LARGE_16}},
+    mosaic_configs={"medium": {"float32": mosaic(128, 128, 4)},
+                    "large": {"float32": mosaic(128, 256, 3), "bfloat16": mosaic(128, 256, 3)}})
 # Two gated weights, (512, 1024) @ 2 x (1024, 2048): probed on swiglu; geglu too.
-TUNED_GATED = tuning.Tuned(**_PROBED, configs={
-    "medium": {"float32": mosaic(128, 128, 4),
-               "bfloat16": {"bm": 128, "width": 128, "bk": 64, "num_warps": 4, "num_stages": 4}},
-    "large": {"float32": mosaic(128, 256, 3)},
-})
+TUNED_GATED = _tables(
+    triton={"medium": {"bfloat16": _TRITON_WIDE_16}},
+    mosaic_configs={"medium": {"float32": mosaic(128, 128, 4)}, "large": {"float32": mosaic(128, 256, 3)}})
+
+
+def backend_kernels(task: str, shapes: dict, inputs, tables: dict, fn):
+    """A matmul-class task's two implementations of `fn` (which calls fused_matmul under `task`):
+    the Triton kernel (the task's `kernel`) and the Mosaic GPU kernel, each traced with its own
+    shipped table and its backend pinned at every shape. The Mosaic one is GPU-only: three
+    warpgroups, beyond the CPU interpreter (mosaic_matmul.refuse_interpret_mode)."""
+    triton = tuning.tuned_kernel(task, shapes, inputs, tables["triton"], pinned={"backend": "triton"})(fn)
+    on_mosaic = tuning.tuned_kernel(task, shapes, inputs, tables["mosaic"], pinned={"backend": "mosaic"})(fn)
+    return triton, tl.gpu_only(on_mosaic)
+
 
 # Contract x's last dim with the packed weight's last dim: x @ w_packed^T, no explicit transpose.
 _NT_DIMS = (((1,), (1,)), ((), ()))

@@ -8,6 +8,7 @@ kernels is not here but in pallasbench.kernels, whose modules a record's source 
   domains    inputs, their domains and generators, perturbation within a domain
   tolerance  the tolerances of the checks
   shapes     the SMALL / MEDIUM / LARGE shapes
+  gpu_only   the mark of an implementation that runs on a GPU only
   stress     the stress cases a task declares, and their inputs
   registry   discovery and validation of the task files (not re-exported)
 """
@@ -18,6 +19,7 @@ from pallasbench.task.blocks import (DEFAULT_BLOCK_BYTES, MAX_BLOCK_ELEMENTS, Bl
 from pallasbench.task.domains import (DISCRETE, ONE_HOT_ROWS, PERTURB_FRACTION, PERTURB_NOISE, POSITIVE, REAL,
                                       SIMPLEX_ROWS, UNIT, Input, bernoulli, dna, ids, log_uniform, normal,
                                       one_hot_dna, perturb, softmax_rows, uniform, weight)
+from pallasbench.task.gpu_only import gpu_only
 from pallasbench.task.shapes import SIZE_NAMES, sizes
 from pallasbench.task.stress import (NO_DISCRETE_INPUT, NO_DISTINCT, NO_FLOAT_INPUT, NO_ROW_STATISTIC,
                                      STRESS_CASES, Stress, stress_cases)
@@ -31,6 +33,7 @@ __all__ = [
     "DISCRETE", "ONE_HOT_ROWS", "PERTURB_FRACTION", "PERTURB_NOISE", "POSITIVE", "REAL", "SIMPLEX_ROWS",
     "UNIT", "Input", "bernoulli", "dna", "ids", "log_uniform", "normal", "one_hot_dna", "perturb",
     "softmax_rows", "uniform", "weight",
+    "gpu_only",
     "SIZE_NAMES", "sizes",
     "NO_DISCRETE_INPUT", "NO_DISTINCT", "NO_FLOAT_INPUT", "NO_ROW_STATISTIC", "STRESS_CASES", "Stress",
     "stress_cases",

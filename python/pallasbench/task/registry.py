@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from pallasbench.task.gpu_only import is_gpu_only
 from pallasbench.task.shapes import SIZE_NAMES
 from pallasbench.task.stress import Stress
 from pallasbench.task.tolerance import Tolerance
@@ -104,6 +105,8 @@ def implementations(module: ModuleType, task: TaskFile | None = None) -> dict:
             raise TaskError(f"{where}: BACKENDS['{backend}'] is not a function")
     if declared.get("triton", module.kernel) is not module.kernel:
         raise TaskError(f"{where}: BACKENDS['triton'] must be `kernel`")
+    if is_gpu_only(module.kernel):
+        raise TaskError(f"{where}: `kernel` (Triton) runs in interpret mode on the CPU; it cannot be gpu_only")
     return {backend: declared[backend] for backend in BACKENDS if backend in declared}
 
 
@@ -158,28 +161,35 @@ def describe(module: ModuleType) -> dict:
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
         "backends": list(implementations(module)),
+        "gpu_only_backends": [b for b, fn in implementations(module).items() if is_gpu_only(fn)],
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
-        "kernel_config": _kernel_config(module),
+        "kernel_configs": _kernel_configs(module),
     }
 
 
-def _kernel_config(module: ModuleType) -> dict | None:
-    """The suite kernel's shipped configuration (tuning.Tuned): the GPU and results it was chosen
-    on, and the values its kernel traces with at each size and dtype, as [{key, value}] with
-    each value JSON-encoded (one schema whatever the keys' types; an empty list: the kernel's
-    heuristic). None when the kernel ships no table."""
+def _kernel_configs(module: ModuleType) -> dict:
+    """Each implementation's shipped configuration, by backend (tuning.Tuned): the GPU and results
+    it was chosen on, and the values its kernel traces with at each size and dtype, as [{key,
+    value}] with each value JSON-encoded (one schema whatever the keys' types; an empty list: the
+    kernel's heuristic). None for an implementation that ships no table."""
+    return {backend: _kernel_config(fn) for backend, fn in implementations(module).items()}
+
+
+def _kernel_config(kernel) -> dict | None:
     import json
 
-    from pallasbench.task import dtypes
+    from pallasbench.task import dtypes, tuning
 
-    table = getattr(module.kernel, "tuned", None)
+    table = getattr(kernel, "tuned", None)
     if table is None:
         return None
-    values = {size: {dtype: [{"key": k, "value": json.dumps(v)} for k, v in sorted(table.values(size, dtype).items())]
+    values = {size: {dtype: [{"key": k, "value": json.dumps(v)}
+                             for k, v in sorted(tuning.shipped_values(kernel, size, dtype).items())]
                      for dtype in dtypes.DTYPES}
               for size in SIZE_NAMES}
-    return {"gpu": table.gpu, "source": table.source, "values": values}
+    pinned = [{"key": k, "value": json.dumps(v)} for k, v in sorted(kernel.pinned.items())]
+    return {"gpu": table.gpu, "source": table.source, "values": values, "pinned": pinned}
 
 
 def bytes_by_dtype(module: ModuleType) -> dict:

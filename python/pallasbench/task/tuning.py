@@ -59,17 +59,19 @@ def _dtype_of(arrays) -> str:
     return jnp.dtype(floats[0]).name if floats else "*"
 
 
-def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned):
+def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned, pinned: dict | None = None):
     """Decorator: the kernel traces with `table`'s values for its size and dtype as the shipped
-    layer of `choice` (under `task`). `inputs` are the task's INPUTS (their names give the order
-    of the kernel's arguments)."""
+    layer of `choice` (under `task`), and `pinned` at every shape (one function traced as two
+    implementations: {"backend": "mosaic"} and {"backend": "triton"}). `inputs` are the task's
+    INPUTS (their names give the order of the kernel's arguments)."""
     names = [i.name for i in inputs]
+    pinned = dict(pinned or {})
 
     def wrap(kernel):
         @functools.wraps(kernel)
         def traced(*arrays):
             size, dtype = size_of(shapes, names, arrays), _dtype_of(arrays)
-            values = table.values(size, dtype) if size else {}
+            values = shipped_values(traced, size, dtype)
             with _layer(_SHIPPED, task, values), _layer(_READ, task, set()):
                 out = kernel(*arrays)
                 # a key the kernel never asks for is a typo or a stale table (unless a tuning run's
@@ -81,9 +83,17 @@ def tuned_kernel(task: str, shapes: dict, inputs, table: Tuned):
             return out
 
         traced.tuned = table
+        traced.pinned = pinned
         return traced
 
     return wrap
+
+
+def shipped_values(kernel, size: str | None, dtype: str) -> dict:
+    """What a tuned_kernel traces with at `size` (None: a shape of no size) and `dtype`: its
+    table's values there, then its pinned values."""
+    table = kernel.tuned.values(size, dtype) if size else {}
+    return {**table, **kernel.pinned}
 
 
 @contextlib.contextmanager

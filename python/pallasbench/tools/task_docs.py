@@ -257,15 +257,21 @@ def model_table(f: dict) -> list[str]:
 
 
 def config_line(f: dict) -> str | None:
-    """Where the suite kernel's TUNED table applies (python/pallasbench/task/tuning.py)."""
-    config = f["kernel_config"]
-    if config is None:
+    """Where each implementation's TUNED table applies (python/pallasbench/task/tuning.py)."""
+    parts = []
+    for backend, config in f["kernel_configs"].items():
+        if config is None:
+            continue
+        pinned = config.get("pinned", [])
+        tuned = [f"{size} ({', '.join(d for d, values in by_dtype.items() if values != pinned)})"
+                 for size, by_dtype in config["values"].items()
+                 if any(values != pinned for values in by_dtype.values())]
+        if tuned:
+            parts.append(f"`{backend}` on the {config['gpu']} ({config['source']}) at {', '.join(tuned)}")
+    if not parts:
         return None
-    tuned = [f"{size} ({', '.join(d for d, values in by_dtype.items() if values)})"
-             for size, by_dtype in config["values"].items() if any(by_dtype.values())]
-    return (f"- **Suite kernel's configuration**: tuned on the {config['gpu']} ({config['source']}) at "
-            f"{', '.join(tuned) or 'no size'}; other shapes take the kernel's defaults (each record's "
-            f"`kernel_config` gives the values, the backend among them, that ran).")
+    return (f"- **Suite kernels' configurations**: tuned {'; '.join(parts)}; other shapes take the kernel's "
+            f"defaults (each record's `kernel_config` gives the values, the backend among them, that ran).")
 
 
 def reference_text(f: dict) -> str:
@@ -290,7 +296,8 @@ def render_task(f: dict) -> str:
               f"- **TF32 allowed** (`USES_TF32`): {yes_no(f['uses_tf32'])}. **Order-dependent** "
               f"(`ORDER_DEPENDENT`, determinism within tolerance): {yes_no(f['order_dependent'])}.",
               f"- **The suite's implementations** (`--backend`, preferred first): "
-              + ", ".join(f"`{b}`" for b in f["backends"]) + ".",
+              + ", ".join(f"`{b}`" + (" (GPU only: left out in interpret mode on the CPU)"
+                                      if b in f.get("gpu_only_backends", []) else "") for b in f["backends"]) + ".",
               "- **Stress cases**:", *stress_lines(f)]
     if line := config_line(f):
         lines.append(line)
