@@ -1,14 +1,15 @@
 """The index family's Mosaic GPU kernels (kernels/mosaic_index.py): each lowers for CUDA on this
 CPU machine at MEDIUM float32 and LARGE bfloat16 as one mosaic_gpu_v2 call (no Triton call, no
 XLA convert around it), and runs in JAX's Mosaic GPU interpreter at SMALL equal to its task's
-reference (the index tasks are exact)."""
+reference (the index tasks are exact), except gather's, whose inline Mosaic GPU no CPU
+interpreter runs: it is marked GPU-only, so off the GPU its task prefers Triton."""
 
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from pallasbench.kernels import mosaic_index, mosaic_matmul
-from pallasbench.task import registry
+from pallasbench.task import gpu_only, registry
 from task_avals import cuda_module_text
 
 
@@ -32,3 +33,9 @@ def test_interpreted_equals_reference(task_name, dtype):
 def test_refuses_ids_off_the_copy_quantum():
     with pytest.raises(ValueError, match="multiple of 32"):
         mosaic_index.KERNELS["one_hot"](jnp.zeros((40,), jnp.int32))
+
+
+def test_gather_is_gpu_only_and_the_others_are_not():
+    marked = {name: gpu_only.is_gpu_only(registry.implementations(registry.load(name))["mosaic_gpu"])
+              for name in mosaic_index.KERNELS}
+    assert marked == {"one_hot": False, "embedding_lookup": False, "gather": True}

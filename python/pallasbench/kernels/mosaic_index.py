@@ -1,4 +1,4 @@
-"""Index Mosaic GPU kernels (one_hot, embedding_lookup): one `plgpu.kernel` each, the Mosaic twins
+"""Index Mosaic GPU kernels (one_hot, embedding_lookup, gather): one `plgpu.kernel` each, the Mosaic twins
 of those task files' Triton kernels (plumbing in mosaic_stream).
 
 - one_hot: write-bound. CTA (row block b, column part c) brings its `br` ids into SMEM (one TMA
@@ -13,11 +13,19 @@ of those task files' Triton kernels (plumbing in mosaic_stream).
   the block then leaves in one TMA store. Hopper's TMA has no gather mode (tile::gather4 is
   Blackwell's): one copy a row it is. Exact: the values are moved, never computed.
 
+- gather (take_along_axis on axis 1; GPU only): CTA c walks its blocks of `br` rows through a
+  TMA ring (plgpu.emit_pipeline over x's (br, C) and idx's (br, J) blocks, as (br, C / bc, bc)
+  boxes); each thread loads its own outputs from the x block at the addresses its indices give
+  (inline Mosaic GPU: Pallas has no array-indexed load) and the (br, J) block leaves by TMA.
+  x is read whole (C / J times the gathered bytes), in full TMA boxes rather than 4-byte
+  scattered loads.
+
 1D copies move multiples of 128 bytes (mosaic_stream.COPY_QUANTUM): ids come in blocks of 32.
 
 Tunable under the task's `name` (pallasbench.task.tuning): one_hot "mosaic_rows" (ids a CTA),
 "mosaic_tile_cols", "mosaic_ctas" (CTAs wanted: the column parts follow), "mosaic_out_slots";
-embedding_lookup "mosaic_rows" (ids a CTA), "mosaic_tile_cols".
+embedding_lookup "mosaic_rows" (ids a CTA), "mosaic_tile_cols"; gather "mosaic_rows" (rows a
+block), "mosaic_stages".
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from __future__ import annotations
 import functools
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.experimental import pallas as pl
 
@@ -33,6 +42,7 @@ from pallasbench.task import tuning
 
 ID_BLOCK = ms.COPY_QUANTUM // 4  # int32 ids of one 128-byte copy
 ONE_HOT_CLASSES = 1024  # one_hot's NUM_CLASSES (its task file)
+GATHER_BLOCK_BYTES = 32 * 1024  # x's block of rows in SMEM (one ring slot)
 
 
 def _largest_divisor(n: int, at_most: int, multiple_of: int = 1) -> int:
@@ -137,7 +147,96 @@ def _embedding_kernel(table, ids_gmem, out_gmem, ids_smem, rows_smem, ids_barrie
     gpu.wait_smem_to_gmem(0)
 
 
+# ---- gather (take_along_axis on axis 1) ---------------------------------------------------
+
+def gather(x, idx, *, name="gather", interpret=ms.AUTO):
+    """take_along_axis(x, idx, axis=1): out[r, j] = x[r, idx[r, j]], indices clamped into [0, C).
+    GPU only: the per-thread SMEM gather is inline Mosaic GPU (see _smem_gather)."""
+    rows, cols = x.shape
+    if idx.ndim != 2 or idx.shape[0] != rows or idx.dtype != jnp.int32:
+        ms.refuse(name, f"x {x.shape} and idx {idx.shape} {idx.dtype}: int32 (rows, J) indices are needed")
+    j = idx.shape[1]
+    bc, bj = min(cols, ms.MAX_BOX), min(j, ms.MAX_BOX)
+    # Rows a block: x's block about 32 KiB (the gathers' source), at least one layout's worth of
+    # indices (128 threads x vec).
+    br = tuning.choice(name, "mosaic_rows", max(1, min(ms.MAX_BOX, GATHER_BLOCK_BYTES // (cols * x.dtype.itemsize))))
+    vec = 4 if bj % 4 == 0 and br * j % (4 * 128) == 0 else 1
+    stages, slots = tuning.choice(name, "mosaic_stages", 2), 2
+    if cols % bc or j % bj or rows % br or br * j % (vec * 128) or bj * 4 % 16 or bc * x.dtype.itemsize % 16:
+        ms.refuse(name, f"x {x.shape}, idx {idx.shape}, {br} rows a block: rows a multiple of the block, C and J "
+                        f"multiples of {ms.MAX_BOX} past it, {128 * vec} indices a block at least")
+    block_bytes = br * (cols * x.dtype.itemsize + j * 4)
+    smem = stages * block_bytes + slots * br * j * x.dtype.itemsize
+    ms.check_smem(name, smem, f"{stages} stages of {br} rows")
+    ctas, steps = ms.split_units(rows // br, ms.max_ctas(smem))
+    gpu = ms.plgpu()
+    out_block = (br, j // bj, bj)
+    body = functools.partial(_gather_kernel, steps=steps, vec=vec, stages=stages)
+    # (rows, n) -> (rows, n / b, b): free reshapes, so a TMA box holds whole rows.
+    views = [x.reshape(rows, cols // bc, bc), idx.reshape(rows, j // bj, bj)]
+    out = ms.launch(body, views, ms.struct((rows, *out_block[1:]), x.dtype), ctas=ctas,
+                    scratch=[gpu.SMEM((slots, *out_block), x.dtype)], name=name, interpret=ms.interpret_for(interpret))
+    return out.reshape(rows, j)
+
+
+
+def _gather_kernel(x_gmem, idx_gmem, out_gmem, out_smem, *, steps, vec, stages):
+    gpu = ms.plgpu()
+    slots, br, nj, bj = out_smem.shape
+    layout = gpu.Layout.WG_STRIDED((br, nj, bj), vec)
+    cta = lax.axis_index("cta")
+    store = ms.SlotStore(out_smem, slots)
+
+    def step(indices, x_block, idx_block):
+        (s,) = indices
+        ids = gpu.layout_cast(idx_block[...], layout)
+        store.put(s, _smem_gather(layout, (br, nj, bj), x_block.dtype)(x_block, ids),
+                  out_gmem.at[pl.ds((cta * steps + s) * br, br)])
+
+    specs = [gpu.BlockSpec((br, *x_gmem.shape[1:]), lambda s: (cta * steps + s, 0, 0)),
+             gpu.BlockSpec((br, nj, bj), lambda s: (cta * steps + s, 0, 0))]
+    gpu.emit_pipeline(step, grid=(steps,), in_specs=specs, max_concurrent_steps=min(stages, steps))(x_gmem, idx_gmem)
+    gpu.wait_smem_to_gmem(0)
+
+
+def _smem_gather(layout, shape, dtype):
+    """(block, ids) -> block[r, ids] for a (br, C / bc, bc) SMEM block and (br, nj, bj) int32
+    indices in `layout`: each thread loads its own elements from SMEM at addresses its indices
+    give. Pallas has no array-indexed load (see the gather task's docstring), so this is inline
+    Mosaic GPU: per register vector, the row from the layout's thread indices and, per element,
+    the index clamped into the row and split into (C / bc, bc) coordinates."""
+    gpu = ms.plgpu()
+
+    @gpu.inline_mgpu(arg_types=(gpu.RefType(), layout),
+                     return_type=gpu.ShapeDtypeStruct(shape, dtype, layout=layout))
+    def gather(ctx, block, ids):
+        from jax._src.lib.mlir import ir
+        from jax._src.lib.mlir.dialects import arith, memref, vector
+        from jax.experimental.mosaic.gpu import fragmented_array as fa
+
+        index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+        _, nc, bc = ir.MemRefType(block.type).shape
+        element = ir.MemRefType(block.type).element_type
+        const = lambda v: arith.constant(i32, v)
+        out = np.empty(ids.registers.shape, dtype=object)
+        for pos, (row, *_) in zip(np.ndindex(ids.registers.shape), ids.layout.thread_idxs(ids.shape)):
+            reg = ids.registers[pos]
+            n = ir.VectorType(reg.type).shape[0]
+            loaded = []
+            for e in range(n):
+                col = vector.extract(reg, dynamic_position=[], static_position=[e])
+                col = arith.minsi(arith.maxsi(col, const(0)), const(nc * bc - 1))
+                hi, lo = (arith.index_cast(index, arith.divui(col, const(bc))),
+                          arith.index_cast(index, arith.remui(col, const(bc))))
+                loaded.append(memref.load(block, [row, hi, lo]))
+            out[pos] = vector.from_elements(ir.VectorType.get((n,), element), loaded)
+        return fa.FragmentedArray(_registers=out, _layout=ids.layout, _is_signed=None)
+
+    return gather
+
+
 KERNELS = {
     "one_hot": lambda ids, interpret=ms.AUTO: one_hot(ids, ONE_HOT_CLASSES, interpret=interpret),
     "embedding_lookup": lambda table, ids, interpret=ms.AUTO: embedding_lookup(table, ids, interpret=interpret),
+    "gather": lambda x, idx, interpret=ms.AUTO: gather(x, idx, interpret=interpret),
 }
