@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from pallasbench.kernels import mosaic_index, mosaic_matmul
-from pallasbench.task import gpu_only, registry
+from pallasbench.task import registry
+from pallasbench.task.gpu_only import is_gpu_only
 from task_avals import cuda_module_text
 
 
@@ -36,6 +37,6 @@ def test_refuses_ids_off_the_copy_quantum():
 
 
 def test_gather_is_gpu_only_and_the_others_are_not():
-    marked = {name: gpu_only.is_gpu_only(registry.implementations(registry.load(name))["mosaic_gpu"])
+    marked = {name: is_gpu_only(registry.implementations(registry.load(name))["mosaic_gpu"])
               for name in mosaic_index.KERNELS}
     assert marked == {"one_hot": False, "embedding_lookup": False, "gather": True}
