@@ -130,24 +130,6 @@ def _pivot(x_gmem, tile_smem, barrier, lay, j, g: Grid):
     return jnp.sum(lay.load(tile_smem), axis=0) * (1.0 / g.br)
 
 
-def _reuse_scratch():
-    """Orders every warp's accesses to the SMEM past the kernel's scratch before its next use.
-
-    Mosaic GPU's lowering hands that memory out twice: emit_pipeline's TMA ring is a run_scoped
-    allocation, released at the pipeline's end without a barrier ("we don't synchronize when we
-    exit the allocation", lowering.py), and a cross-warp reduction (jnp.sum over rows here) takes
-    its scratch at the same offset, storing into it before its first barrier. Without this
-    barrier a warp that finished its tiles reduced into the ring's slot 0 while a slower warp was
-    still loading its rows of that slot's tile: its partial statistics took the other warp's
-    sums. That was batch_norm_1d's bfloat16 race on the H100 (2026-12-06: not bit-identical
-    across two runs, 18291 of 4194304 elements off on another seed): at bfloat16 MEDIUM each CTA
-    walks 2 tiles through a 2-slot ring whose slot 0 is exactly the 8 KiB scratch, so a warp one
-    tile ahead was enough (float32: 4 tiles, 4 slots of 16 KiB, three tiles ahead needed). The
-    same reuse runs the other way before a pipeline (reduction scratch, then TMA writes into the
-    ring), across proxies too. commit_smem is a warpgroup barrier with an async-proxy fence."""
-    ms.plgpu().commit_smem()
-
-
 def _partials_kernel(x_gmem, *refs, fold, g: Grid, pivot, stages, interpreting):
     gpu = ms.plgpu()
     n_out, init, step, finish = fold
@@ -159,13 +141,19 @@ def _partials_kernel(x_gmem, *refs, fold, g: Grid, pivot, stages, interpreting):
 
     def body(indices, tile, state):
         v = lay.load(tile)
+        ms.release_smem()  # the slot is refilled as the body returns
         return step(state, v - p if pivot else v, indices[0])
 
     spec = gpu.BlockSpec((g.br, g.bc), lambda s: (k * g.steps + s, j))
-    _reuse_scratch()  # the pivot's reduction scratch becomes the ring's slot 0
+    # The race batch_norm_1d had at bfloat16 on the H100 (2026-12-06: not bit-identical across two
+    # runs, 18291 of 4194304 elements off on another seed): finish's cross-warp reduction stored
+    # into the ring's released slot 0 while a slower warp still loaded that tile (at MEDIUM each
+    # CTA walks 2 tiles through a 2-slot ring of 8 KiB slots, exactly the 8 KiB reduction
+    # scratch; float32's 4 slots of 16 KiB needed a warp three tiles behind). See release_smem.
+    ms.release_smem()  # the pivot's reduction scratch becomes the ring's slot 0
     state = gpu.emit_pipeline(body, grid=(g.steps,), in_specs=[spec], init_carry=init(lay, (g.br, g.bc)),
                               max_concurrent_steps=min(stages, g.steps))(x_gmem)
-    _reuse_scratch()  # the ring becomes finish's reduction scratch
+    ms.release_smem()  # the ring becomes finish's reduction scratch
     for i, column in enumerate(finish(lay, state, g.steps)):
         sums_smem[i] = column
     gpu.commit_smem()
@@ -285,7 +273,7 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
         store.put(s, y.astype(out_smem.dtype), out_gmem.at[pl.ds((k * g.steps + s) * g.br, g.br), cols])
 
     spec = gpu.BlockSpec(shape, lambda s: (k * g.steps + s, j))
-    _reuse_scratch()  # the statistics' reduction scratch becomes the ring's slot 0
+    ms.release_smem()  # the statistics' reduction scratch becomes the ring's slot 0
     gpu.emit_pipeline(body, grid=(g.steps,), in_specs=[spec],
                       max_concurrent_steps=min(cfg.stages, g.steps))(x_gmem)
     gpu.wait_smem_to_gmem(0)

@@ -159,6 +159,7 @@ def _kernel(*refs, fns, kinds, tile, cols, steps, stages, vec, interpreting):
         tiles, row_values = iter(tiles), iter(row_smem)
         values = [lay.load(next(tiles)) if k == 2
                   else lay.load_reduced(next(row_values).at[pl.ds(s * br, br)], 1) for k in kinds]
+        ms.release_smem()  # the tiles' slot is refilled as the body returns
         state = lax.cond(c == 0, lambda: init_fn(t), lambda: state)
         state = step_fn(t, state, *values)
 
