@@ -36,18 +36,17 @@ Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py) se
 at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's unless listed); any
 other shape takes the defaults above. Each record's kernel_config says which values ran.
 
-Triton only: a Mosaic GPU scatter-add has no zeroed buffer to add into. Mosaic GPU has the float
-atomics (plgpu.atomic_add from registers to GMEM; TMA reduce-add copies with dynamic row starts),
-but a plgpu.kernel's outputs start uninitialised and it takes no input_output_aliases (jax 0.10.2,
-2026-12-06: `plgpu.kernel(..., input_output_aliases={0: 0})` raises "TypeError: Mesh.__init__()
-got an unexpected keyword argument 'input_output_aliases'"; a jax.new_ref operand updated in place
-fails in its custom_vmap wrapper: "ValueError: `JaxprInputEffect` Write<...> does not have a
-corresponding jaxpr input"; pl.pallas_call with Mosaic GPU params is refused on 0.11.2), so the zeroing of a row and every CTA's adds into it would need a grid-wide
-barrier (GMEM semaphores: GPU-only, all CTAs resident). Without one: one zeroed partial buffer per
-group of update rows, each zeroed and reduce-added by its own CTA, then summed (zeroing and
-re-reading parts x the output: 4-8x the Triton kernel's traffic at MEDIUM), or one CTA owning each
-column strip (8 CTAs at MEDIUM): not written, judged slower than the atomics below by that traffic
-and CTA count (not measured).
+Mosaic GPU (the preferred backend, kernels/mosaic_index.py; GPU only): no global atomics. A
+plgpu.kernel's outputs start uninitialised and it takes no input_output_aliases (jax 0.10.2:
+"TypeError: Mesh.__init__() got an unexpected keyword argument 'input_output_aliases'"; a
+jax.new_ref operand updated in place fails in its custom_vmap wrapper), so nothing could zero
+the output before other CTAs add into it. Instead CTA (column strip, row part) zeroes a
+(1024, 32) float32 accumulator in its shared memory, streams its part's update tiles through a
+TMA ring, adds each element into it with shared-memory float atomics (inline Mosaic GPU:
+plgpu.atomic_add adds an array to a ref of its own shape, not rows to data-dependent rows), and
+stores it as its part's partial sum; a second kernel sums the parts (16 at MEDIUM, 4 at LARGE) in
+float32 and rounds once to the updates' dtype. Each id's sum is an atomic chain of at most
+N / parts rows.
 """
 
 import functools
@@ -58,6 +57,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_index
 from pallasbench.kernels import elementwise, masked, sorted_scatter
 from pallasbench.task import tuning
 
@@ -166,6 +166,11 @@ def kernel(updates, idx):
     if updates.dtype != jnp.float32:  # one rounding of the float32 sums, in a kernel
         out = elementwise.map_blocks(_round_body, out, out_dtype=updates.dtype, name=NAME + "_round")
     return out if dp == d else out[:, :d]
+
+
+# The Mosaic GPU implementation (kernels/mosaic_index.py): the preferred backend on a GPU; its
+# shared-memory atomics are inline Mosaic GPU, which neither CPU interpreter runs (tl.gpu_only).
+BACKENDS = {"mosaic_gpu": tl.gpu_only(mosaic_index.KERNELS[NAME]), "triton": kernel}
 
 
 def flops(shapes):

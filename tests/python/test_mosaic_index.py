@@ -1,8 +1,8 @@
 """The index family's Mosaic GPU kernels (kernels/mosaic_index.py): each lowers for CUDA on this
 CPU machine at MEDIUM float32 and LARGE bfloat16 as one mosaic_gpu_v2 call (no Triton call, no
 XLA convert around it), and runs in JAX's Mosaic GPU interpreter at SMALL equal to its task's
-reference (the index tasks are exact), except gather's, whose inline Mosaic GPU no CPU
-interpreter runs: it is marked GPU-only, so off the GPU its task prefers Triton."""
+reference (the index tasks are exact), except gather's and scatter_add's, whose inline Mosaic GPU
+no CPU interpreter runs: they are marked GPU-only, so off the GPU their tasks prefer Triton."""
 
 import jax.numpy as jnp
 import numpy as np
@@ -36,7 +36,7 @@ def test_refuses_ids_off_the_copy_quantum():
         mosaic_index.KERNELS["one_hot"](jnp.zeros((40,), jnp.int32))
 
 
-def test_gather_is_gpu_only_and_the_others_are_not():
+def test_the_inline_mosaic_kernels_are_gpu_only():
     marked = {name: is_gpu_only(registry.implementations(registry.load(name))["mosaic_gpu"])
               for name in mosaic_index.KERNELS}
-    assert marked == {"one_hot": False, "embedding_lookup": False, "gather": True}
+    assert marked == {"one_hot": False, "embedding_lookup": False, "gather": True, "scatter_add": True}
