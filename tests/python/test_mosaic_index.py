@@ -1,4 +1,4 @@
-"""The index family's Mosaic GPU kernels (kernels/mosaic_index.py): each lowers for CUDA on this
+"""The index family's Mosaic GPU kernels (kernels/mosaic_index.py, mosaic_scatter.py): each lowers for CUDA on this
 CPU machine at MEDIUM float32 and LARGE bfloat16 as one mosaic_gpu_v2 call (no Triton call, no
 XLA convert around it), and runs in JAX's Mosaic GPU interpreter at SMALL equal to its task's
 reference (the index tasks are exact), except gather's and scatter_add's, whose inline Mosaic GPU
@@ -8,16 +8,18 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallasbench.kernels import mosaic_index, mosaic_matmul
+from pallasbench.kernels import mosaic_index, mosaic_matmul, mosaic_scatter
 from pallasbench.task import registry
 from pallasbench.task.gpu_only import is_gpu_only
 from task_avals import cuda_module_text
 
+KERNELS = {**mosaic_index.KERNELS, **mosaic_scatter.KERNELS}
+
 
 @pytest.mark.parametrize("size, dtype", [("medium", "float32"), ("large", "bfloat16")])
-@pytest.mark.parametrize("task_name", sorted(mosaic_index.KERNELS))
+@pytest.mark.parametrize("task_name", sorted(KERNELS))
 def test_lowers_for_cuda(task_name, size, dtype):
-    text = cuda_module_text(registry.load(task_name), mosaic_index.KERNELS[task_name], size, dtype)
+    text = cuda_module_text(registry.load(task_name), KERNELS[task_name], size, dtype)
     assert text.count("mosaic_gpu_v2") >= 1 and "__gpu$xla.gpu.triton" not in text
     assert "stablehlo.convert" not in text
 
@@ -38,5 +40,5 @@ def test_refuses_ids_off_the_copy_quantum():
 
 def test_the_inline_mosaic_kernels_are_gpu_only():
     marked = {name: is_gpu_only(registry.implementations(registry.load(name))["mosaic_gpu"])
-              for name in mosaic_index.KERNELS}
+              for name in KERNELS}
     assert marked == {"one_hot": False, "embedding_lookup": False, "gather": True, "scatter_add": True}

@@ -1,4 +1,4 @@
-"""Index Mosaic GPU kernels (one_hot, embedding_lookup, gather, scatter_add): `plgpu.kernel`s, the Mosaic twins
+"""Index Mosaic GPU kernels (one_hot, embedding_lookup, gather; scatter_add is mosaic_scatter's): `plgpu.kernel`s, the Mosaic twins
 of those task files' Triton kernels (plumbing in mosaic_stream).
 
 - one_hot: write-bound. CTA (row block b, column part c) brings its `br` ids into SMEM (one TMA
@@ -19,20 +19,13 @@ of those task files' Triton kernels (plumbing in mosaic_stream).
   (inline Mosaic GPU: Pallas has no array-indexed load) and the (br, J) block leaves by TMA.
   x is read whole (C / J times the gathered bytes), in full TMA boxes rather than 4-byte
   scattered loads.
-- scatter_add (GPU only), two kernels: CTA (column strip, row part) zeroes a (num_rows, 32)
-  float32 accumulator in SMEM, streams its part's update tiles through a TMA ring and adds each
-  element into the accumulator row its id names with SMEM float atomics (inline Mosaic GPU), then
-  stores it as its part's partial sum; the second kernel sums the parts and rounds once. The
-  accumulator lives in SMEM because a plgpu.kernel's outputs start uninitialised and cannot be
-  aliased to a zeroed input: no CTA could zero the output before the others add into it.
 
 1D copies move multiples of 128 bytes (mosaic_stream.COPY_QUANTUM): ids come in blocks of 32.
 
 Tunable under the task's `name` (pallasbench.task.tuning): one_hot "mosaic_rows" (ids a CTA),
 "mosaic_tile_cols", "mosaic_ctas" (CTAs wanted: the column parts follow), "mosaic_out_slots";
 embedding_lookup "mosaic_rows" (ids a CTA), "mosaic_tile_cols"; gather "mosaic_rows" (rows a
-block), "mosaic_stages"; scatter_add "mosaic_strip" (accumulator columns), "mosaic_tile_rows",
-"mosaic_stages".
+block), "mosaic_stages".
 """
 
 from __future__ import annotations
@@ -50,7 +43,6 @@ from pallasbench.task import tuning
 ID_BLOCK = ms.COPY_QUANTUM // 4  # int32 ids of one 128-byte copy
 ONE_HOT_CLASSES = 1024  # one_hot's NUM_CLASSES (its task file)
 GATHER_BLOCK_BYTES = 32 * 1024  # x's block of rows in SMEM (one ring slot)
-SCATTER_ROWS = 1024  # scatter_add's NUM_ROWS (its task file)
 
 
 def _largest_divisor(n: int, at_most: int, multiple_of: int = 1) -> int:
@@ -243,143 +235,8 @@ def _smem_gather(layout, shape, dtype):
     return gather
 
 
-# ---- scatter_add (zeros(num_rows, D).at[idx].add(updates)) ---------------------------------
-
-def scatter_add(updates, idx, num_rows: int, *, name="scatter_add", interpret=ms.AUTO):
-    """zeros((num_rows, D)).at[idx].add(updates) at the updates' dtype, summed in float32, ids
-    clamped into [0, num_rows). GPU only: the SMEM atomics are inline Mosaic GPU."""
-    n, d = updates.shape
-    if idx.shape != (n,) or idx.dtype != jnp.int32:
-        ms.refuse(name, f"updates {updates.shape} and idx {idx.shape} {idx.dtype}: int32 ids, one a row")
-    bc = tuning.choice(name, "mosaic_strip", SCATTER_STRIP)
-    tr = tuning.choice(name, "mosaic_tile_rows", 64)
-    stages = tuning.choice(name, "mosaic_stages", 2)
-    vec = 4 if bc % 4 == 0 and tr * bc % (4 * 128) == 0 else 1
-    if d % bc or n % tr or tr > ms.MAX_BOX or bc * updates.dtype.itemsize % 16 or tr * bc % (vec * 128) \
-            or num_rows % ms.MAX_BOX:
-        ms.refuse(name, f"updates {updates.shape}, {num_rows} output rows: ({tr}, {bc}) tiles dividing the "
-                        f"updates, rows of 16 bytes, output rows a multiple of {ms.MAX_BOX}")
-    strips, units = d // bc, n // tr
-    # Row parts: enough CTAs for the SMs (one a SM: the accumulator fills shared memory), each
-    # part's ids a whole number of 128-byte copies.
-    fits = [p for p in range(1, units + 1) if units % p == 0 and (units // p * tr) % ID_BLOCK == 0]
-    if not fits:
-        ms.refuse(name, f"{n} update rows: parts of a multiple of {ID_BLOCK} rows are needed")
-    parts = max([p for p in fits if p * strips <= max(ms.NUM_SMS, strips)] or [min(fits)])
-    rows_per_part = n // parts
-    smem = num_rows * bc * 4 + stages * tr * bc * updates.dtype.itemsize + rows_per_part * 4
-    ms.check_smem(name, smem, f"a ({num_rows}, {bc}) float32 accumulator and {stages} stages")
-    gpu = ms.plgpu()
-    scratch = [gpu.SMEM((num_rows, bc), jnp.float32), gpu.SMEM((rows_per_part,), jnp.int32),
-               gpu.Barrier(num_arrivals=ms.range_copies(rows_per_part), num_barriers=1)]
-    body = functools.partial(_scatter_kernel, parts=parts, steps=units // parts, tr=tr, vec=vec, stages=stages)
-    partial = ms.launch(body, [updates, idx], ms.struct((parts, num_rows, d), jnp.float32), ctas=parts * strips,
-                        scratch=scratch, name=f"{name}_partials", interpret=ms.interpret_for(interpret))
-    return _sum_parts(partial, updates.dtype, name=name, interpret=interpret)
-
-
-SCATTER_STRIP = 32  # columns of a CTA's accumulator: (1024, 32) float32 is 128 KiB of SMEM
-
-
-def _scatter_kernel(upd_gmem, idx_gmem, part_gmem, acc, idx_smem, barrier, *, parts, steps, tr, vec, stages):
-    gpu = ms.plgpu()
-    num_rows, bc = acc.shape
-    cta = lax.axis_index("cta")
-    strip, part = lax.div(cta, jnp.int32(parts)), lax.rem(cta, jnp.int32(parts))
-    ms.load_range(idx_gmem, idx_smem, barrier.at[0], part * (steps * tr), steps * tr)
-    acc_layout = gpu.Layout.WG_STRIDED(acc.shape, 4)
-    acc[...] = gpu.layout_cast(jnp.zeros(acc.shape, jnp.float32), acc_layout)
-    gpu.barrier_wait(barrier.at[0])
-    ms.release_smem()  # every warp's zeros before any warp's atomics
-    tile_layout = gpu.Layout.WG_STRIDED((tr, bc), vec)
-
-    def body(indices, tile):
-        (s,) = indices
-        values = gpu.layout_cast(tile[...], tile_layout).astype(jnp.float32)
-        _smem_add_rows(tile_layout)(acc, idx_smem.at[pl.ds(s * tr, tr)], values)
-        ms.release_smem()  # the slot is refilled as the body returns
-
-    spec = gpu.BlockSpec((tr, bc), lambda s: (part * steps + s, strip))
-    gpu.emit_pipeline(body, grid=(steps,), in_specs=[spec], max_concurrent_steps=min(stages, steps))(upd_gmem)
-    ms.release_smem()  # every atomic before the TMA stores read the accumulator
-    for r0 in range(0, num_rows, ms.MAX_BOX):
-        gpu.copy_smem_to_gmem(acc.at[pl.ds(r0, ms.MAX_BOX)],
-                              part_gmem.at[part, pl.ds(r0, ms.MAX_BOX), pl.ds(strip * bc, bc)])
-    gpu.wait_smem_to_gmem(0)
-
-
-def _smem_add_rows(layout):
-    """(acc, ids, values) -> acc[ids[r], c] += values[r, c] for a (tr, bc) float32 tile in
-    `layout`: each thread adds its own elements with shared-memory float atomics (duplicate ids
-    collide in SMEM, where the atomics order them), the row's id read from SMEM and clamped into
-    the accumulator. Inline Mosaic GPU: Pallas's atomic_add adds an array to a ref of its shape."""
-    gpu = ms.plgpu()
-
-    @gpu.inline_mgpu(arg_types=(gpu.RefType(), gpu.RefType(), layout))
-    def add(ctx, acc, ids, values):
-        from jax._src.lib.mlir import ir
-        from jax._src.lib.mlir.dialects import arith, memref, vector
-
-        index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
-        num_rows = ir.MemRefType(acc.type).shape[0]
-        addf = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(arith.AtomicRMWKind.addf))
-        for pos, (row, col) in zip(np.ndindex(values.registers.shape), values.layout.thread_idxs(values.shape)):
-            target = memref.load(ids, [row])
-            target = arith.minsi(arith.maxsi(target, arith.constant(i32, 0)), arith.constant(i32, num_rows - 1))
-            target = arith.index_cast(index, target)
-            reg = values.registers[pos]
-            for e in range(ir.VectorType(reg.type).shape[0]):
-                element = vector.extract(reg, dynamic_position=[], static_position=[e])
-                column = arith.addi(col, arith.constant(index, e))
-                memref.atomic_rmw(addf, element, acc, [target, column])
-
-    return add
-
-
-def _sum_parts(partial, dtype, *, name, interpret):
-    """partial.sum(axis=0) as `dtype`: CTA c sums the (parts, br, bc) block of its output tile in
-    float32 registers and stores it by TMA."""
-    parts, rows, d = partial.shape
-    bc = min(d, 32 * ms.VEC)
-    br = max(4, min(ms.MAX_BOX, SUM_BLOCK_BYTES // (parts * bc * 4)))
-    while rows % br:
-        br //= 2
-    if d % bc or bc % 32 or parts > ms.MAX_BOX or br < 4:
-        ms.refuse(name, f"{parts} partial sums of ({rows}, {d}): columns a multiple of 32")
-    gpu = ms.plgpu()
-    interpret = ms.interpret_for(interpret)
-    scratch = [gpu.SMEM((parts, br, bc), jnp.float32), gpu.SMEM((br, bc), dtype),
-               gpu.Barrier(num_arrivals=1, num_barriers=1)]
-    body = functools.partial(_sum_parts_kernel, tiles=d // bc, vec=min(ms.VEC, bc // 32),
-                             interpreting=interpret is not None)
-    return ms.launch(body, [partial], ms.struct((rows, d), dtype), ctas=rows // br * (d // bc),
-                     scratch=scratch, name=name, interpret=interpret)
-
-
-SUM_BLOCK_BYTES = 64 * 1024  # the partial sums of one output tile in SMEM
-
-
-def _sum_parts_kernel(partial, out_gmem, parts_smem, out_smem, barrier, *, tiles, vec, interpreting):
-    gpu = ms.plgpu()
-    parts, br, bc = parts_smem.shape
-    lay = ms.Layouts(ms.rows_layout(vec), interpreting)
-    cta = lax.axis_index("cta")
-    rows, cols = pl.ds(lax.div(cta, jnp.int32(tiles)) * br, br), pl.ds(lax.rem(cta, jnp.int32(tiles)) * bc, bc)
-    gpu.copy_gmem_to_smem(partial.at[:, rows, cols], parts_smem, barrier.at[0])
-    gpu.barrier_wait(barrier.at[0])
-    total = lay.load(parts_smem.at[0])
-    for p in range(1, parts):
-        total = total + lay.load(parts_smem.at[p])
-    out_smem[...] = total.astype(out_smem.dtype)
-    gpu.commit_smem()
-    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[rows, cols])
-    gpu.wait_smem_to_gmem(0)
-
-
 KERNELS = {
     "one_hot": lambda ids, interpret=ms.AUTO: one_hot(ids, ONE_HOT_CLASSES, interpret=interpret),
     "embedding_lookup": lambda table, ids, interpret=ms.AUTO: embedding_lookup(table, ids, interpret=interpret),
     "gather": lambda x, idx, interpret=ms.AUTO: gather(x, idx, interpret=interpret),
-    "scatter_add": lambda updates, idx, interpret=ms.AUTO: scatter_add(updates, idx, SCATTER_ROWS,
-                                                                        interpret=interpret),
 }
