@@ -1,5 +1,6 @@
-"""Index Mosaic GPU kernels (one_hot, embedding_lookup, gather; scatter_add is mosaic_scatter's): `plgpu.kernel`s, the Mosaic twins
-of those task files' Triton kernels (plumbing in mosaic_stream).
+"""Index Mosaic GPU kernels (one_hot, embedding_lookup, gather; scatter_add's are mosaic_scatter's):
+one `plgpu.kernel` each, the Mosaic twins of those task files' Triton kernels (plumbing in
+mosaic_stream).
 
 - one_hot: write-bound. CTA (row block b, column part c) brings its `br` ids into SMEM (one TMA
   copy), holds them one a row (rows_layout reduced over its columns) and walks its column tiles:
@@ -12,7 +13,6 @@ of those task files' Triton kernels (plumbing in mosaic_stream).
   (a box of one row, its start the id) into row r of an SMEM block, all arriving on one barrier;
   the block then leaves in one TMA store. Hopper's TMA has no gather mode (tile::gather4 is
   Blackwell's): one copy a row it is. Exact: the values are moved, never computed.
-
 - gather (take_along_axis on axis 1; GPU only): CTA c walks its blocks of `br` rows through a
   TMA ring (plgpu.emit_pipeline over x's (br, C) and idx's (br, J) blocks, as (br, C / bc, bc)
   boxes); each thread loads its own outputs from the x block at the addresses its indices give
@@ -177,7 +177,6 @@ def gather(x, idx, *, name="gather", interpret=ms.AUTO):
     out = ms.launch(body, views, ms.struct((rows, *out_block[1:]), x.dtype), ctas=ctas,
                     scratch=[gpu.SMEM((slots, *out_block), x.dtype)], name=name, interpret=ms.interpret_for(interpret))
     return out.reshape(rows, j)
-
 
 
 def _gather_kernel(x_gmem, idx_gmem, out_gmem, out_smem, *, steps, vec, stages):
