@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -147,6 +148,19 @@ std::vector<evaluation_job> shard_filter(std::vector<evaluation_job> jobs, const
   return jobs;
 }
 
+// The tasks an evaluation can reach when it names them all: its batch's, or a task list with no
+// --level or --category; none when a filter must see every task.
+std::optional<std::vector<std::string>> named_tasks(const evaluation_plan& plan) {
+  if (plan.batch) {
+    std::set<std::string> names;
+    for (const auto& r : *plan.batch) names.insert(r.task);
+    return std::vector<std::string>(names.begin(), names.end());
+  }
+  const auto& sel = plan.selection;
+  if (sel.tasks.empty() || sel.level || !sel.category.empty()) return std::nullopt;
+  return sel.tasks;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
@@ -168,7 +182,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
     const trace_step step(tracing, 0, "start the reference, describe the tasks");
     return detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
                                  plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags),
-                                 memory});
+                                 memory, named_tasks(plan)});
   }();
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto config = detail::make_config(plan.flags, s.device);

@@ -53,7 +53,9 @@ json batch_fields(json request, const timing_batch& batch) {
 }  // namespace
 
 json describe_request::to_json() const {
-  return {{"cmd", command}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}};
+  json j = {{"cmd", command}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}};
+  if (tasks) j["tasks"] = *tasks;
+  return j;
 }
 
 json reference_request::to_json() const {

@@ -98,3 +98,15 @@ def test_the_large_case_says_the_factor_it_used(tmp_path):
         assert (used < declared) if shrinks else (used == declared), (dtype, used, declared)
         assert 1 <= used
     assert "large_factor" not in role.cmd_reference(request(tmp_path, task="mlp_block", stress="tiny"))
+
+
+def test_describe_describes_the_named_tasks_only_and_leaves_out_unknown_names():
+    """The harness names the tasks of a command that names them all (each described task costs
+    the start its import and bundling); a name the suite lacks is left for the selection to
+    refuse, not a load error."""
+    from pallasbench.worker.protocol import DescribeRequest
+
+    reply = Reference().cmd_describe(DescribeRequest(candidate_files=[], max_source_bytes=1 << 20,
+                                                     tasks=["relu", "no_such_task", "matmul"]))
+    assert [t["name"] for t in reply["tasks"]] == ["relu", "matmul"] and reply["errors"] == []
+    assert "tiled_matmul" in reply["tasks"][1]["kernel_bundled_source"]

@@ -41,6 +41,7 @@ struct describe_request {
   static constexpr const char* command = "describe";
   std::vector<std::string> candidate_files;
   std::int64_t max_source_bytes = 0;
+  std::optional<std::vector<std::string>> tasks;  // the tasks to describe (none: every task)
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
@@ -79,10 +80,10 @@ struct device_request {
 
 struct trace_request {
   static constexpr const char* command = "trace";
-  std::optional<std::string> task;  // a suite task's own kernel, or:
-  std::string source;               // a user candidate's file as the reference process read it
-  std::string name;                 // its file name
-  std::string encoding;             // the codec it declares
+  std::optional<std::string> task;        // a suite task's own kernel, or:
+  std::string source;                     // a user candidate's file as the reference process read it
+  std::string name;                       // its file name
+  std::string encoding;                   // the codec it declares
   std::optional<kernel_backend> backend;  // a suite task's implementation (none: its `kernel`)
   std::vector<input_spec> inputs;
   device_kind platform = device_kind::cpu;

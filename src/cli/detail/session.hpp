@@ -37,6 +37,9 @@ struct session_request {
   std::string visible_devices;                       // the first lane's GPU (CUDA_VISIBLE_DEVICES); empty: as it is
   std::filesystem::path compile_cache;               // --compile-cache (absolute; empty: none)
   std::shared_ptr<const memory_containment> memory;  // every worker's memory bound (null: none)
+  // The tasks to describe when the command names them all (a task name list, a batch): each
+  // described task costs the start its import and its sources' bundling. None: every task.
+  std::optional<std::vector<std::string>> tasks;
 };
 
 [[nodiscard]] session open_session(const session_request& request);
