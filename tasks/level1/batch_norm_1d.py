@@ -14,6 +14,9 @@ of O(1) values; a plain f32 sum of ~1e3 values would carry ~1e-4 into every outp
 read the strip's pivot row (one (1, 64) load per program, one pivot for all chunks).
 Any float dtype: loads are widened to float32 (moments are float32 in memory), the output is
 rounded once to x's dtype.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_columns.py): the same two passes as two
+plgpu.kernels, TMA-pipelined (strip, row part) tiles, Welford moments per register element.
 """
 
 import functools
@@ -25,6 +28,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_columns
 
 NAME = "batch_norm_1d"
 LEVEL = 1
@@ -201,10 +205,11 @@ def kernel(x, gamma, beta):
     )(x, x, part_mean, part_m2, gamma, beta)
 
 
-# Triton only for now: the Mosaic GPU kernel (kernels/mosaic_columns.py batch_norm_1d) passes on
-# the CPU's interpreter and at float32 on an H100, but at bfloat16 MEDIUM it was not bit-identical
-# across two runs and failed a seed (18291 of 4194304 elements; bench/results/2026-12-06-h200-backends,
-# calls 1 and 2): a race the interpreter cannot see. It comes back once fixed on a GPU.
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_columns.py): the preferred backend.
+# It left BACKENDS after a bfloat16 race on the H100 (bench/results/2026-12-06-h200-backends):
+# a cross-warp reduction's scratch reused emit_pipeline's released TMA ring while slower warps
+# still read it; mosaic_columns._reuse_scratch orders the two.
+BACKENDS = {"mosaic_gpu": mosaic_columns.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

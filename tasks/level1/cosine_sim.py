@@ -4,13 +4,17 @@ A rows-family loss (pallasbench/task/families/rows.py; kernel: reductions.row_va
 both inputs a program, ragged edge blocks through masks, float32 sums at every dtype): the three
 row sums x.y, x.x, y.y in registers in one pass over 32 KB blocks of x and y (8K float32 elements,
 8 warps). Tunable launch shape: row_values' "block_bytes" and "num_warps" (pallasbench.task.tuning).
+
+Mosaic GPU (the preferred backend, kernels/mosaic_reductions.py): the per-row fold of that family,
+TMA-pipelined (rows, 256-column) tiles of x and y, the three sums carried in float32 across a
+row's tiles; square roots as Newton-refined rsqrts.
 """
 
 import jax.numpy as jnp
 
 from pallasbench import task as tl
 from pallasbench.task import tuning
-from pallasbench.kernels import reductions
+from pallasbench.kernels import mosaic_reductions, reductions
 from pallasbench.task.families.rows import ORDER_DEPENDENT, USES_TF32
 from pallasbench.task.families.rows import LOSS_STRESS as STRESS, row_loss_bytes as bytes_moved
 
@@ -53,6 +57,10 @@ def kernel(x, y):
     # Masked lanes read 0: they add nothing to any of the three sums.
     return reductions.row_values(_cosine_rows, x, y, others=(0.0, 0.0), block_bytes=BLOCK_BYTES,
                                  num_warps=8, name=NAME)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_reductions.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_reductions.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

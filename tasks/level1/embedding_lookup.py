@@ -4,6 +4,11 @@ The table stays a raw pl.ANY ref (the LARGE one, 128000x1024, cannot be a block)
 takes a block of ids and a column tile (the largest power of two up to 1024 dividing D) and loads
 table[ids, cols] in one indexed load, each id's row segment contiguous, straight into its
 (ids, cols) output block; a ragged last block of ids is masked. Pure data movement.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_index.py): data-dependent TMA. CTA (8 ids,
+column tile) reads its ids from SMEM as scalars and issues one TMA copy a row, table[id, cols]
+(its start the id), into an SMEM block, then stores the block by TMA. Hopper's TMA has no
+gather mode, so one copy a row.
 """
 
 import functools
@@ -13,6 +18,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_index
 from pallasbench.kernels import masked
 from pallasbench.task import stress
 
@@ -71,6 +77,10 @@ def kernel(table, ids):
         out_specs=pl.BlockSpec((bi, bc), lambda i, j: (i, j)),
         compiler_params=tl.triton_params(num_warps=4, num_stages=1),
     )(ids, table)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_index.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_index.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -5,6 +5,14 @@ x stays a raw pl.ANY ref; idx and the output stream in row-major (rows, cols) bl
 load x[row, idx] with both coordinates as (rows, cols) arrays; Triton turns it into a
 per-element pointer gather. Blocks divide the arrays (the block rule refuses ragged ones).
 Pure data movement.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_index.py; GPU only): rows stream through SMEM by
+TMA (x's (rows, C) block and idx's block, plgpu.emit_pipeline), each thread loads its own outputs
+from the x block at the addresses its indices give, and the (rows, J) block leaves by TMA. Pallas
+cannot index a ref by an array (`x_smem[rows, idx]` fails to lower for CUDA, jax 0.10.2, Lane
+semantics: "NotImplementedError: int_indexer_shape non-empty", pallas/mosaic_gpu/lowering.py
+_handle_transforms), and TMA's gathering copies (tile::gather4) are sm_100's, so the per-thread
+SMEM loads are inline Mosaic GPU (plgpu.inline_mgpu), which the CPU interpreters cannot run.
 """
 
 import functools
@@ -16,6 +24,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_index
 from pallasbench.task import tuning
 
 NAME = "gather"
@@ -81,6 +90,11 @@ def kernel(x, idx):
         compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "num_warps", 4),
                                          num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(x, idx)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_index.py): the preferred backend on
+# a GPU; its SMEM gather is inline Mosaic GPU, which neither CPU interpreter runs (tl.gpu_only).
+BACKENDS = {"mosaic_gpu": tl.gpu_only(mosaic_index.KERNELS[NAME]), "triton": kernel}
 
 
 def flops(shapes):

@@ -4,6 +4,10 @@ Write-bound: a 2-D grid of row-major output blocks covering whole rows (tl.block
 4 warps); each block is built in registers by comparing its ids against a column iota, so the
 only memory traffic is the ids read and the output write. Blocks divide the output (the block
 rule refuses ragged ones).
+
+Mosaic GPU (the preferred backend, kernels/mosaic_index.py): CTA (32 ids, column part) brings
+its ids into SMEM by TMA, compares them with a column iota in registers tile by tile and stores
+each (32, 128) float32 tile through rotating SMEM buffers by TMA.
 """
 
 import jax
@@ -12,6 +16,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_index
 from pallasbench.task import stress
 
 NAME = "one_hot"
@@ -61,6 +66,10 @@ def kernel(ids):
         out_specs=pl.BlockSpec((br, bc), lambda i, j: (i, j)),
         compiler_params=tl.triton_params(num_warps=4, num_stages=1),
     )(ids)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_index.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_index.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -5,6 +5,10 @@ column extent covers whole rows (tl.block_2d, which refuses ragged blocks), each
 multiply of an x slice by a y slice. No dot, so no TF32: each output is one exactly rounded
 product (at bfloat16/float16 the product is formed in float32, exactly, and rounded on store).
 Blocks are planned at 4 bytes an element whatever the dtype: 16K float32 products a block.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_pairwise.py): CTA (i, j) brings x[i block]
+and y[j block] into SMEM by TMA, forms its (rows, 128) tile of float32 products in registers from
+the per-row and per-column values and stores it by TMA (one rounding, on store).
 """
 
 import jax
@@ -12,6 +16,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_pairwise
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS
 
 NAME = "outer_product"
@@ -48,6 +53,10 @@ def kernel(x, y):
         # 16K outputs a block: 8 warps keep it at 64 registers a thread.
         compiler_params=tl.triton_params(num_warps=8, num_stages=1),
     )(x, y)
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_pairwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_pairwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

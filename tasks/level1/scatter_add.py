@@ -35,6 +35,19 @@ program takes), "segment_rows" (update rows a segment sum gathers at once), "max
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py) sets these choices
 at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's unless listed); any
 other shape takes the defaults above. Each record's kernel_config says which values ran.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_scatter.py; GPU only): no global atomics. A
+plgpu.kernel's outputs start uninitialised and it takes no input_output_aliases (jax 0.10.2:
+"TypeError: Mesh.__init__() got an unexpected keyword argument 'input_output_aliases'"; a
+jax.new_ref operand updated in place fails in its custom_vmap wrapper), so nothing could zero
+the output before other CTAs add into it. Instead CTA (column strip, row part) zeroes a
+(1024, 32) float32 accumulator in its shared memory, streams its part's update tiles through a
+TMA ring, adds each element into it with shared-memory float atomics (inline Mosaic GPU:
+plgpu.atomic_add adds an array to a ref of its own shape, not rows to data-dependent rows), and
+stores it as its part's partial sum; a second kernel sums the parts (16 at MEDIUM, 4 at LARGE) in
+float32 and rounds once to the updates' dtype. A thread sums its rows of a tile that share an
+id in registers first (8 rows 16 apart), so all rows into one id (degenerate) make atomic chains
+of N / parts / 8 partial sums (1024 at LARGE), as the Triton kernel's 32-row partial sums do.
 """
 
 import functools
@@ -45,6 +58,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_scatter
 from pallasbench.kernels import elementwise, masked, sorted_scatter
 from pallasbench.task import tuning
 
@@ -153,6 +167,11 @@ def kernel(updates, idx):
     if updates.dtype != jnp.float32:  # one rounding of the float32 sums, in a kernel
         out = elementwise.map_blocks(_round_body, out, out_dtype=updates.dtype, name=NAME + "_round")
     return out if dp == d else out[:, :d]
+
+
+# The Mosaic GPU implementation (kernels/mosaic_scatter.py): the preferred backend on a GPU; its
+# shared-memory atomics are inline Mosaic GPU, which neither CPU interpreter runs (tl.gpu_only).
+BACKENDS = {"mosaic_gpu": tl.gpu_only(mosaic_scatter.KERNELS[NAME]), "triton": kernel}
 
 
 def flops(shapes):

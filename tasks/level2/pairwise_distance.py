@@ -13,6 +13,13 @@ the rounded difference is clamped at zero, and rows that differ by less than ~sq
 their small distance (absolute error ~ sqrt(ulp(|x|^2)); the suite's inputs have none).
 Tiles, warps and stages are tunable (tuning.choice) so a tuning run can trade tile size for
 programs on a large GPU.
+
+Mosaic GPU (the preferred backend, kernels/mosaic_pairwise.py): the "diff" form. CTA (i, j)
+brings its two row blocks into SMEM by TMA, transposes them in the kernel (registers, then a
+transposed SMEM view) so each feature is a contiguous SMEM row, and accumulates the squared
+differences feature by feature in float32 registers over its (rows, cols) tile; the square root
+is a Newton-refined rsqrt. Features under 32 (SMALL) are read in 32-wide TMA boxes whose columns
+past the array TMA fills with zeros (never used).
 """
 
 import functools
@@ -22,6 +29,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_pairwise
 from pallasbench.task import tuning
 from pallasbench.task.families.matmul import ORDER_DEPENDENT, STRESS
 
@@ -103,6 +111,10 @@ def kernel(x):
                                          num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(x, x)
     return out if rows == n else out[:n, :n]
+
+
+# The Mosaic GPU implementation (plgpu.kernel, kernels/mosaic_pairwise.py): the preferred backend.
+BACKENDS = {"mosaic_gpu": mosaic_pairwise.KERNELS[NAME], "triton": kernel}
 
 
 def flops(shapes):

@@ -13,7 +13,7 @@ from pallasbench.kernels import (mosaic_columns, mosaic_elementwise, mosaic_matm
                                  mosaic_rows, mosaic_stream)
 from pallasbench.task import dtypes, registry, stress
 from pallasbench.worker import interpret
-from task_avals import task_avals
+from task_avals import cuda_module_text
 
 MOSAIC_CALL = "mosaic_gpu_v2"
 FAMILIES = {"elementwise": mosaic_elementwise, "rows": mosaic_rows, "reductions": mosaic_reductions,
@@ -22,10 +22,7 @@ KERNELS = {task: kernel for family in FAMILIES.values() for task, kernel in fami
 
 
 def _lowered_text(task_name, size, dtype):
-    task, kernel = registry.load(task_name), KERNELS[task_name]
-    with interpret.suspended():
-        fn = jax.jit(lambda *xs: kernel(*xs))
-        return fn.trace(*task_avals(task, size, dtype)).lower(lowering_platforms=("cuda",)).as_text()
+    return cuda_module_text(registry.load(task_name), KERNELS[task_name], size, dtype)
 
 
 # Each kernel at its MEDIUM float32 and LARGE bfloat16 shapes: both tile plans and both element
@@ -72,7 +69,8 @@ def check_against_reference(task_name, dtype, case=None, seed=1, **kwargs):
 # One kernel of each family in the interpreter (the accuracy tests below add one case each for
 # the norms, cross_entropy and batch_norm_1d; the worker-mode test runs relu): each costs 1-3 s.
 INTERPRETED = [("fused_bias_gelu_dropout", "bfloat16"), ("rmsnorm_residual", "bfloat16"),
-               ("fused_softmax_cross_entropy", "bfloat16"), ("col_sum", "bfloat16")]
+               ("fused_softmax_cross_entropy", "bfloat16"), ("col_sum", "bfloat16"),
+               ("cosine_sim", "float32")]
 
 
 @pytest.mark.parametrize("task_name, dtype", INTERPRETED)

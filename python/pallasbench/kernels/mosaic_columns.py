@@ -141,11 +141,19 @@ def _partials_kernel(x_gmem, *refs, fold, g: Grid, pivot, stages, interpreting):
 
     def body(indices, tile, state):
         v = lay.load(tile)
+        ms.release_smem()  # the slot is refilled as the body returns
         return step(state, v - p if pivot else v, indices[0])
 
     spec = gpu.BlockSpec((g.br, g.bc), lambda s: (k * g.steps + s, j))
+    # The race batch_norm_1d had at bfloat16 on the H100 (2026-12-06: not bit-identical across two
+    # runs, 18291 of 4194304 elements off on another seed): finish's cross-warp reduction stored
+    # into the ring's released slot 0 while a slower warp still loaded that tile (at MEDIUM each
+    # CTA walks 2 tiles through a 2-slot ring of 8 KiB slots, exactly the 8 KiB reduction
+    # scratch; float32's 4 slots of 16 KiB needed a warp three tiles behind). See release_smem.
+    ms.release_smem()  # the pivot's reduction scratch becomes the ring's slot 0
     state = gpu.emit_pipeline(body, grid=(g.steps,), in_specs=[spec], init_carry=init(lay, (g.br, g.bc)),
                               max_concurrent_steps=min(stages, g.steps))(x_gmem)
+    ms.release_smem()  # the ring becomes finish's reduction scratch
     for i, column in enumerate(finish(lay, state, g.steps)):
         sums_smem[i] = column
     gpu.commit_smem()
@@ -234,14 +242,6 @@ def batch_norm_1d(x, gamma, beta, *, name="batch_norm_1d", config: Config | None
                      scratch=scratch, name=name, interpret=interpret)
 
 
-def _rsqrt_refined(v):
-    """1 / sqrt(v) to about an ulp: rsqrt and one Newton step. The scale's error reaches the
-    output unshrunk where gamma * (x - mean) * rstd and beta cancel; rsqrt alone (two ulps or
-    more) put 3 outputs of 65536 past the tolerance in the large case at SMALL."""
-    r = lax.rsqrt(v)
-    return r * (1.5 - (0.5 * v) * (r * r))
-
-
 def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec_smem, pivot_smem, out_smem,
                       barrier, pivot_barrier, *, g: Grid, rows, cfg, interpreting):
     gpu = ms.plgpu()
@@ -256,7 +256,7 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
     gpu.barrier_wait(barrier.at[0])
     mean, m2 = merge_moments(lay, lay.load(parts_smem.at[0]), lay.load(parts_smem.at[1]), g.steps * g.br)
     var = m2 * (1.0 / rows)  # of s = x - p, as of x
-    scale = lay.load_reduced(vec_smem.at[0], 0) * _rsqrt_refined(var + EPS)
+    scale = lay.load_reduced(vec_smem.at[0], 0) * ms.rsqrt_refined(var + EPS)
     # The column mean p + mean as hi + lo exactly (TwoSum): x - hi is exact where x sits near
     # it (the offset case), a single rounding elsewhere, as XLA's x - mean is.
     hi = p + mean
@@ -273,6 +273,7 @@ def _normalize_kernel(x_gmem, means, m2s, gamma, beta, out_gmem, parts_smem, vec
         store.put(s, y.astype(out_smem.dtype), out_gmem.at[pl.ds((k * g.steps + s) * g.br, g.br), cols])
 
     spec = gpu.BlockSpec(shape, lambda s: (k * g.steps + s, j))
+    ms.release_smem()  # the statistics' reduction scratch becomes the ring's slot 0
     gpu.emit_pipeline(body, grid=(g.steps,), in_specs=[spec],
                       max_concurrent_steps=min(cfg.stages, g.steps))(x_gmem)
     gpu.wait_smem_to_gmem(0)

@@ -23,6 +23,8 @@ Accuracy: states are float32 at every dtype. reduce_sum folds heads and tails ap
 losses fold an online max: cross_entropy keeps (max, rescaled exp-sum, the label's logit) and
 returns (max - logit) + log(sum), exact where logits sit far from 0 (the offset case);
 fused_softmax_cross_entropy keeps sum(y * (z - max)), shifted as the max grows, beside sum(y).
+cosine_sim keeps x.y, x.x and y.y; its square roots are Newton-refined rsqrts (no sqrt rule on
+JAX 0.10.2).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from jax.experimental import pallas as pl
 from pallasbench.kernels import mosaic_stream as ms
 from pallasbench.kernels import reductions
 from pallasbench.task import tuning
+
+COSINE_EPS = 1e-8  # cosine_sim's epsilon (its task file's EPS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +159,7 @@ def _kernel(*refs, fns, kinds, tile, cols, steps, stages, vec, interpreting):
         tiles, row_values = iter(tiles), iter(row_smem)
         values = [lay.load(next(tiles)) if k == 2
                   else lay.load_reduced(next(row_values).at[pl.ds(s * br, br)], 1) for k in kinds]
+        ms.release_smem()  # the tiles' slot is refilled as the body returns
         state = lax.cond(c == 0, lambda: init_fn(t), lambda: state)
         state = step_fn(t, state, *values)
 
@@ -204,6 +209,16 @@ def _softmax_ce_step(t, state, z, y):
     return m_new, s, dot, ysum + t.sum(y)
 
 
+def _cosine_step(t, state, x, y):
+    dot, xx, yy = state
+    return dot + t.sum(x * y), xx + t.sum(x * x), yy + t.sum(y * y)
+
+
+def _cosine_finish(t, state):
+    dot, xx, yy = state
+    return dot / (ms.sqrt_refined(xx) * ms.sqrt_refined(yy) + COSINE_EPS)
+
+
 def _zeros(n):
     return lambda t: tuple(t.full(0.0) for _ in range(n))
 
@@ -221,6 +236,7 @@ FOLDS = {
                       lambda t, st: (st[0] - st[2]) + jnp.log(st[1])),
     "fused_softmax_cross_entropy": (_softmax_ce_step, lambda t: (t.full(-jnp.inf), *_zeros(3)(t)),
                                     lambda t, st: jnp.log(st[1]) * st[3] - st[2]),
+    "cosine_sim": (_cosine_step, _zeros(3), _cosine_finish),
 }
 
 

@@ -167,6 +167,25 @@ class SlotStore:
         gpu.copy_smem_to_gmem(target, dst)
 
 
+def release_smem() -> None:
+    """Every warp's shared-memory accesses so far, ordered before any later write to that memory
+    (a warpgroup barrier, and an async-proxy fence for TMA writes): `commit_smem`. Two places
+    need it where Mosaic GPU puts no barrier of its own:
+
+    - A pipeline body that only reads its tiles (no SlotStore, whose waits are barriers): once
+      the body returns, emit_pipeline's one elected thread refills the slot for a later step
+      (JAX 0.10.2 and 0.11.2 pipeline.py: no barrier before `copy_in` without out_specs), while
+      a slower warp may still be loading its rows of it. End such a body with this.
+    - Shared memory reused across a released run_scoped allocation: emit_pipeline's TMA ring is
+      one, released at the pipeline's end without a barrier ("we don't synchronize when we exit
+      the allocation", pallas/mosaic_gpu/lowering.py), and a cross-warp reduction takes its
+      scratch at the same offset, storing into it before its first barrier. A warp reducing
+      right after the pipeline then overwrote the ring's slot 0 while a slower warp still read
+      it (batch_norm_1d's bfloat16 race, mosaic_columns). Call this between a pipeline and a
+      cross-warp reduction, either way round."""
+    plgpu().commit_smem()
+
+
 def store_range(smem, gmem, start, count: int) -> None:
     """smem[0:count] -> gmem[start:start + count] in TMA copies of at most MAX_BOX elements."""
     gpu = plgpu()
@@ -205,6 +224,20 @@ def launch(body, operands, out_type, *, ctas: int, scratch, name: str, interpret
         interpret=interpret,
     )
     return call(*operands)
+
+
+def rsqrt_refined(v):
+    """1 / sqrt(v) to about an ulp: rsqrt and one Newton step. rsqrt alone is off by two ulps
+    or more, which reaches an output unshrunk where it is a scale (batch_norm_1d: 3 outputs of
+    65536 past the tolerance in its large case at SMALL)."""
+    r = lax.rsqrt(v)
+    return r * (1.5 - (0.5 * v) * (r * r))
+
+
+def sqrt_refined(v):
+    """sqrt(v) for v >= 0 through rsqrt_refined (JAX 0.10.2's Mosaic GPU has no sqrt rule);
+    0 at 0, where v * rsqrt(v) would be 0 * inf."""
+    return jnp.where(v > 0.0, v * rsqrt_refined(v), 0.0)
 
 
 def refuse(name: str, why: str) -> None:
