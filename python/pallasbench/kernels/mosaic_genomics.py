@@ -1,0 +1,85 @@
+"""Genomics Mosaic GPU kernels over uint8 DNA (A=0, C=1, G=2, T=3): one `plgpu.kernel` each
+(custom call `mosaic_gpu_v2`; plumbing in mosaic_stream), for gc_content, nucleotide_onehot,
+sequence_match, hamming_distance and kmer_count (reverse_complement, pwm_scan, conv1d_genomic
+in mosaic_genomics_mma).
+
+Bases come in as bytes: TMA copies move the uint8 arrays into SMEM as they are (no packing
+pass, no XLA cast), and the kernels widen them to int32 in registers. Lowering semantics: Lane,
+with mosaic_stream's explicit layouts (its docstring says why). Every kernel runs in one
+warpgroup a CTA, so the CPU interpreters run them all.
+
+Tunable under the task's name (pallasbench.task.tuning), each kernel's knobs named below.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench.kernels import mosaic_stream as ms
+from pallasbench.task import tuning
+
+
+def _largest_dividing(n: int, cap: int, quantum: int = 1) -> int | None:
+    """The largest multiple of quantum, at most cap, dividing n (None if there is none)."""
+    d = min(cap, n) // quantum * quantum
+    while d >= quantum and n % d:
+        d -= quantum
+    return d if d >= quantum else None
+
+
+def is_gc(bases):
+    """1 where a base is C (1) or G (2), else 0, as int32: the low bit of b ^ (b >> 1)."""
+    b = bases.astype(jnp.int32)
+    return (b ^ lax.shift_right_logical(b, 1)) & 1
+
+
+# ---- gc_content: per-row counts ---------------------------------------------------------------
+
+def gc_content(seqs, *, name="gc_content", interpret=ms.AUTO):
+    """float32 (rows,): the fraction of G or C bases of each row.
+
+    CTA c owns `br` rows (4: rows_layout's tile; 256 CTAs at MEDIUM) and streams them as
+    (br, k, 256) boxes of the (rows, L / 256, 256) view (`box_bytes` a box) through a
+    `stages`-slot TMA ring; hits add into an int32 (br, 256) register tile (the pipeline's
+    carry), reduced over its columns once at the end. Knobs: "mosaic_rows", "mosaic_box_bytes",
+    "mosaic_stages"."""
+    rows, length = seqs.shape
+    bc = _largest_dividing(length, ms.MAX_BOX, 128)
+    br = tuning.choice(name, "mosaic_rows", 4)
+    if bc is None or rows % br or br % 4:
+        ms.refuse(name, f"seqs {seqs.shape}: rows a multiple of {br} (itself of 4) and a length with "
+                        f"a multiple of 128 up to {ms.MAX_BOX} dividing it are needed")
+    nc = length // bc
+    k = _largest_dividing(nc, min(ms.MAX_BOX, max(1, tuning.choice(name, "mosaic_box_bytes", 16384) // (br * bc))))
+    stages = tuning.choice(name, "mosaic_stages", 4)
+    ms.check_smem(name, stages * br * k * bc, f"{stages} stages of ({br}, {k}, {bc}) bases")
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_gc_kernel, br=br, k=k, bc=bc, length=length, stages=stages,
+                             interpreting=interpret is not None)
+    return ms.launch(body, [seqs.reshape(rows, nc, bc)], ms.struct((rows,), jnp.float32),
+                     ctas=rows // br, scratch=[ms.plgpu().SMEM((br,), jnp.float32)], name=name,
+                     interpret=interpret)
+
+
+def _gc_kernel(x_gmem, out_gmem, out_smem, *, br, k, bc, length, stages, interpreting):
+    gpu = ms.plgpu()
+    lay = ms.Layouts(ms.rows_layout(), interpreting)
+    cta = lax.axis_index("cta")
+
+    def body(indices, box, acc):
+        for j in range(k):
+            acc = acc + is_gc(lay.load(box.at[:, j, :]))
+        return acc
+
+    steps = length // (k * bc)
+    spec = gpu.BlockSpec((br, k, bc), lambda s: (cta, s, 0))
+    acc = gpu.emit_pipeline(body, grid=(steps,), in_specs=[spec], max_concurrent_steps=min(stages, steps),
+                            init_carry=lay.cast(jnp.zeros((br, bc), jnp.int32)))(x_gmem)
+    out_smem[...] = jnp.sum(acc, axis=1).astype(jnp.float32) * (1.0 / length)
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(cta * br, br)])
+    gpu.wait_smem_to_gmem(0)
