@@ -16,7 +16,7 @@ from pallasbench.worker import interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-UINT8_TASKS = ["gc_content"]
+UINT8_TASKS = ["gc_content", "nucleotide_onehot"]
 FLOAT_TASKS = []
 
 

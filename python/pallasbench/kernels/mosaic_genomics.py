@@ -83,3 +83,54 @@ def _gc_kernel(x_gmem, out_gmem, out_smem, *, br, k, bc, length, stages, interpr
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(cta * br, br)])
     gpu.wait_smem_to_gmem(0)
+
+
+# ---- nucleotide_onehot: a write-bound map ---------------------------------------------------
+
+CHANNELS = 4  # bases A, C, G, T
+LANE_BASES = 32  # bases of one row of onehot_layout: a warp's 32 lanes, one base each
+
+
+def onehot_layout():
+    """(rows, 32, 4) tiles of (4, 32, 4): warp w holds row w, lane l base l, its 4 channels one
+    16-byte vector; reduced over the channels, each lane holds one base."""
+    gpu = ms.plgpu()
+    return gpu.Layout.TILED(gpu.Tiling(((4, LANE_BASES, CHANNELS),)), warp_dims=(-3,),
+                            lane_dims=(-2,), vector_dim=-1)
+
+
+def nucleotide_onehot(seq, *, name="nucleotide_onehot", interpret=ms.AUTO):
+    """float32 (N, 4): one_hot(seq, 4). CTA c owns `bases` bases ("mosaic_bases", 128 by
+    default: 128 CTAs at LARGE, the problem being a few microseconds of stores): their bytes
+    come in by TMA as a (bases / 32, 32) box, each lane widens one base and compares it with the
+    channel iota, and the (bases / 32, 32, 4) float32 block leaves by one TMA store."""
+    (n,) = seq.shape
+    bases = tuning.choice(name, "mosaic_bases", 128)
+    if bases % (4 * LANE_BASES) or n % bases:
+        ms.refuse(name, f"seq ({n},): a multiple of the CTA's {bases} bases (itself of "
+                        f"{4 * LANE_BASES}) is needed")
+    rows = bases // LANE_BASES
+    gpu = ms.plgpu()
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_onehot_kernel, rows=rows, interpreting=interpret is not None)
+    scratch = [gpu.SMEM((rows, LANE_BASES), seq.dtype), gpu.SMEM((rows, LANE_BASES, CHANNELS), jnp.float32),
+               gpu.Barrier(num_arrivals=1, num_barriers=1)]
+    out = ms.launch(body, [seq.reshape(n // LANE_BASES, LANE_BASES)],
+                    ms.struct((n // LANE_BASES, LANE_BASES, CHANNELS), jnp.float32), ctas=n // bases,
+                    scratch=scratch, name=name, interpret=interpret)
+    return out.reshape(n, CHANNELS)
+
+
+def _onehot_kernel(seq_gmem, out_gmem, seq_smem, out_smem, barrier, *, rows, interpreting):
+    gpu = ms.plgpu()
+    lay = ms.Layouts(onehot_layout(), interpreting)
+    block = pl.ds(lax.axis_index("cta") * rows, rows)
+    gpu.copy_gmem_to_smem(seq_gmem.at[block], seq_smem, barrier.at[0])
+    gpu.barrier_wait(barrier.at[0])
+    shape = (rows, LANE_BASES, CHANNELS)
+    base = lay.cast(seq_smem[...], lay.layout.reduce(2)).astype(jnp.int32)
+    hot = lay.cast(lax.broadcast_in_dim(base, shape, (0, 1))) == lay.iota(shape, 2)
+    out_smem[...] = jnp.where(hot, 1.0, 0.0).astype(jnp.float32)
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[block])
+    gpu.wait_smem_to_gmem(0)
