@@ -134,3 +134,57 @@ def _onehot_kernel(seq_gmem, out_gmem, seq_smem, out_smem, barrier, *, rows, int
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(out_smem, out_gmem.at[block])
     gpu.wait_smem_to_gmem(0)
+
+
+# ---- sequence_match: a sliding compare -------------------------------------------------------
+
+def halo_tile(extra: int, name) -> int:
+    """Columns of an output tile whose bases and the `extra` past them fill one TMA box (256
+    bytes; async copies take contiguous SMEM only, so a tile and its halo are one box): the
+    halo rounded up to the 32 columns of rows_layout(1)."""
+    bc = ms.MAX_BOX - max(32, -(-extra // 32) * 32)
+    if bc < 32:
+        ms.refuse(name, f"a window of {extra + 1} bases: at most {ms.MAX_BOX - 32 + 1} fit a TMA box")
+    return bc
+
+
+def sequence_match(seqs, pattern, *, name="sequence_match", interpret=ms.AUTO):
+    """int32 (N, L - P + 1): matching pattern positions at each offset.
+
+    CTA (i, j) owns the (br, bc) output tile at rows i * br, offsets j * bc: its bases and the
+    P - 1 past it come in as one (br, 256) TMA box (bc = 256 less the halo, see halo_tile); for each pattern position p the tile shifted by p is read from SMEM, a byte a lane,
+    widened and compared with pattern[p], matches adding into int32 registers. The output tile
+    leaves by a TMA store, which drops the offsets past L - P. Knob: "mosaic_rows" (br, 16)."""
+    rows, length = seqs.shape
+    (p_len,) = pattern.shape
+    n_off = length - p_len + 1
+    br = tuning.choice(name, "mosaic_rows", 16)
+    bc = halo_tile(p_len - 1, name)
+    if rows % br or br % 4 or length % 16 or n_off < bc:
+        ms.refuse(name, f"seqs {seqs.shape}, pattern {pattern.shape}: rows a multiple of {br} "
+                        f"(itself of 4), a length of whole 16-byte rows and {bc} offsets at least are needed")
+    tiles = -(-n_off // bc)
+    gpu = ms.plgpu()
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_match_kernel, br=br, bc=bc, p_len=p_len, n_off=n_off, tiles=tiles,
+                             interpreting=interpret is not None)
+    scratch = [gpu.SMEM((br, ms.MAX_BOX), seqs.dtype), gpu.Barrier(num_arrivals=1, num_barriers=1)]
+    return ms.launch(body, [seqs, pattern], ms.struct((rows, n_off), jnp.int32), ctas=rows // br * tiles,
+                     scratch=scratch, name=name, interpret=interpret)
+
+
+def _match_kernel(seq_gmem, pat_gmem, out_gmem, seq_smem, barrier, *, br, bc, p_len, n_off, tiles,
+                  interpreting):
+    gpu = ms.plgpu()
+    lay = ms.Layouts(ms.rows_layout(1), interpreting)
+    cta = lax.axis_index("cta")
+    rows = pl.ds(lax.div(cta, jnp.int32(tiles)) * br, br)
+    # The last tile ends at the last offset, overlapping its neighbour (same values written).
+    c0 = jnp.minimum(lax.rem(cta, jnp.int32(tiles)) * bc, n_off - bc)
+    gpu.copy_gmem_to_smem(seq_gmem.at[rows, pl.ds(c0, ms.MAX_BOX)], seq_smem, barrier.at[0])
+    gpu.barrier_wait(barrier.at[0])
+    acc = lay.cast(jnp.zeros((br, bc), jnp.int32))
+    for p in range(p_len):
+        x = lay.load(seq_smem.at[:, pl.ds(p, bc)]).astype(jnp.int32)
+        acc = acc + (x == pat_gmem[p].astype(jnp.int32)).astype(jnp.int32)
+    out_gmem.at[rows, pl.ds(c0, bc)][...] = acc
