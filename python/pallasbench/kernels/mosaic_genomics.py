@@ -188,3 +188,64 @@ def _match_kernel(seq_gmem, pat_gmem, out_gmem, seq_smem, barrier, *, br, bc, p_
         x = lay.load(seq_smem.at[:, pl.ds(p, bc)]).astype(jnp.int32)
         acc = acc + (x == pat_gmem[p].astype(jnp.int32)).astype(jnp.int32)
     out_gmem.at[rows, pl.ds(c0, bc)][...] = acc
+
+
+# ---- pwm_scan: a sliding dot over one-hot rows -----------------------------------------------
+
+def pwm_scan(seq, pwm, *, name="pwm_scan", interpret=ms.AUTO):
+    """(N - M + 1,) at pwm's dtype: score[i] = sum_p sum_c seq[i + p, c] * pwm[c, p].
+
+    CTA c owns `tile` positions ("mosaic_tile", 128: 4 warps x 32 lanes); its rows of seq and
+    the M - 1 past them come in by 1D TMA copies of the flat (4N,) view (a (rows, 4) box of a
+    16-bit seq would be 8 bytes wide, under TMA's 16). For tap p the window rows i + p are read
+    as (tile / 32, 32, 4) from SMEM, each lane one position's 4 channels as a vector (a 16-byte
+    load at float32), and fused into a float32 accumulator with pwm[:, p] (read as scalars and
+    spread over the channel lanes once, before the loop); the 4 channels are summed in the lane
+    at the end. The scores leave by a TMA store, which drops positions past N - M."""
+    n, channels = seq.shape
+    width = pwm.shape[1]
+    n_out = n - width + 1
+    tile = tuning.choice(name, "mosaic_tile", 128)
+    halo = -(-(width - 1) // 64) * 64
+    rows = tile + halo
+    if channels != CHANNELS or pwm.shape[0] != CHANNELS or tile % (4 * LANE_BASES) or n_out < 1:
+        ms.refuse(name, f"seq {seq.shape}, pwm {pwm.shape}: 4 channels, M <= N and a tile of a "
+                        f"multiple of {4 * LANE_BASES} positions are needed")
+    gpu = ms.plgpu()
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_pwm_kernel, tile=tile, rows=rows, width=width,
+                             interpreting=interpret is not None)
+    scratch = [gpu.SMEM((rows * CHANNELS,), seq.dtype), gpu.SMEM((tile,), pwm.dtype),
+               gpu.Barrier(num_arrivals=ms.range_copies(rows * CHANNELS), num_barriers=1)]
+    return ms.launch(body, [seq.reshape(n * CHANNELS), pwm], ms.struct((n_out,), pwm.dtype),
+                     ctas=-(-n_out // tile), scratch=scratch, name=name, interpret=interpret)
+
+
+def _pwm_kernel(seq_gmem, pwm_gmem, out_gmem, seq_smem, out_smem, barrier, *, tile, rows, width,
+                interpreting):
+    gpu = ms.plgpu()
+    lay = ms.Layouts(onehot_layout(), interpreting)
+    i0 = lax.axis_index("cta") * tile
+    ms.load_range(seq_gmem, seq_smem, barrier.at[0], i0 * CHANNELS, rows * CHANNELS)
+    shape = (tile // LANE_BASES, LANE_BASES, CHANNELS)
+    channel = lay.iota(shape, 2)
+
+    def weights(p):  # pwm[:, p] along the channel axis
+        w = [pwm_gmem[c, p].astype(jnp.float32) for c in range(CHANNELS)]
+        return jnp.where(channel == 0, w[0], jnp.where(channel == 1, w[1], jnp.where(channel == 2, w[2], w[3])))
+
+    taps = [weights(p) for p in range(width)]
+    gpu.barrier_wait(barrier.at[0])
+    acc = lay.cast(jnp.zeros(shape, jnp.float32))
+    for p in range(width):
+        window = seq_smem.at[pl.ds(p * CHANNELS, tile * CHANNELS)]
+        x = window[...].reshape(shape) if interpreting else lay.cast(window.reshape(*shape)[...])
+        acc = acc + x.astype(jnp.float32) * taps[p]
+    score = jnp.sum(acc, axis=2).astype(out_smem.dtype)
+    if interpreting:
+        out_smem[...] = score.reshape(tile)
+    else:
+        out_smem.reshape(*shape[:2])[...] = score
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(i0, tile)])
+    gpu.wait_smem_to_gmem(0)
