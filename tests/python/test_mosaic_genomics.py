@@ -16,7 +16,7 @@ from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
 UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match"]
-FLOAT_TASKS = ["pwm_scan"]
+FLOAT_TASKS = ["pwm_scan", "conv1d_genomic"]
 
 
 def _kernel(task):
@@ -84,6 +84,8 @@ def test_interpreted_matches_reference(task_name, case):
     _check(task_name, case)
 
 
-@pytest.mark.parametrize("task_name, dtype, case", [("pwm_scan", "bfloat16", None), ("pwm_scan", "float32", "large")])
+@pytest.mark.parametrize("task_name, dtype, case", [("pwm_scan", "bfloat16", None), ("pwm_scan", "float32", "large"),
+                                                    ("conv1d_genomic", "float32", None),
+                                                    ("conv1d_genomic", "bfloat16", "degenerate")])
 def test_float_tasks_interpreted_match_reference(task_name, dtype, case):
     _check(task_name, case, dtype)

@@ -1,0 +1,140 @@
+"""Genomics Mosaic GPU kernels on tensor cores (wgmma): conv1d_genomic. One `plgpu.kernel` of one
+warpgroup a CTA (plumbing in mosaic_stream; the byte-stream kernels are in mosaic_genomics), so
+the CPU interpreter runs it (wgmma in full float32 there).
+
+conv1d_genomic as a matmul without an im2col array. Output position i = 4j + s (s < 4) is
+sum_p x[4j + s + p] . w[p]; with x viewed as rows of 4 positions, xg (B, L/4, 16) (a free
+reshape), that is sum_q xg[j + q] . W[q][:, s] over Q = 5 row taps, W[q][(u, c), (s, o)] =
+w[4q + u - s, c, o] (zero where the tap falls outside the filter). So an output tile of T rows
+of xg, (T, 4 x 64) outputs = 4T consecutive positions, is Q accumulating wgmmas of (T, 16) x
+(16, 256): the A operands are xg's rows shifted by q, each its own TMA box (a tile shifted by q
+rows would break the SMEM tiling wgmma reads), B the packed filter. The (T, 256) result is, byte
+for byte, the (4T, 64) block of the (B, L - 14, 64) output, stored by one TMA copy that drops
+positions past L - 14.
+
+Operand types: float32 runs TF32 wgmma (the task allows TF32; the one-hot x is exact in it),
+which takes its B operand K-major only ("Only f16 WGMMA supports transposes"): the filter is
+packed as W^T (Q, 256, 16), K minor, outside the kernel. The packing is layout only (pad,
+slice, reshape, concatenate, transpose of the 15 KB weights: the harness's filters allow layout
+work on weights); 16-bit dtypes run the 16-bit wgmma on the same packing, accumulating in
+float32. Bias and relu are float32, the output rounded once to w's dtype.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+from pallasbench.kernels import mosaic_matmul
+from pallasbench.kernels import mosaic_stream as ms
+from pallasbench.task import tuning
+
+GROUP = 4  # positions a row of xg
+ROW_TAPS = 5  # row taps Q: enough for a 15-wide filter at any of the 4 shifts
+
+
+def pack_filter(w):
+    """(width, 4, c_out) -> W^T (Q, 4 c_out, 16): [q, (s, o), (u, c)] = w[4q + u - s, c, o]."""
+    width, channels, c_out = w.shape
+    pad_front = GROUP - 1
+    need = pad_front + ROW_TAPS * GROUP  # the furthest index read, s = 0
+    wp = lax.pad(w, jnp.zeros((), w.dtype), ((pad_front, need - pad_front - width, 0), (0, 0, 0), (0, 0, 0)))
+    shifted = [wp[pad_front - s:pad_front - s + ROW_TAPS * GROUP].reshape(ROW_TAPS, GROUP * channels, c_out)
+               for s in range(GROUP)]
+    return jnp.concatenate(shifted, axis=2).transpose(0, 2, 1)
+
+
+def conv1d_genomic(x, w, b, *, name="conv1d_genomic", interpret=ms.AUTO):
+    """relu(valid conv1d(x, w) + b), (B, L - width + 1, c_out) at w's dtype (see the module
+    docstring). CTA c owns tiles c, c + CTAs, ... of `tile` xg rows ("mosaic_tile", 64: one
+    wgmma M block); the packed filter comes in once a CTA, the A boxes of the next tile while
+    the current one multiplies (two slots), and the output leaves by TMA from one SMEM tile.
+    Knobs: "mosaic_tile", "mosaic_ctas"."""
+    batch, length, channels = x.shape
+    width, _, c_out = w.shape
+    n_out = length - width + 1
+    tile = tuning.choice(name, "mosaic_tile", 64)
+    n_cols = GROUP * c_out
+    if (channels != 4 or length % GROUP or width > (ROW_TAPS - 1) * GROUP + 1 or tile % 64
+            or GROUP * tile > ms.MAX_BOX or n_cols > ms.MAX_BOX or n_out < 1):
+        ms.refuse(name, f"x {x.shape}, w {w.shape}: 4 channels, a length of whole {GROUP}-position "
+                        f"rows, a filter of at most {(ROW_TAPS - 1) * GROUP + 1} taps, {GROUP} x c_out <= "
+                        f"{ms.MAX_BOX} and a tile of a multiple of 64 rows up to {ms.MAX_BOX // GROUP} are needed")
+    k = GROUP * channels
+    per_batch = -(-n_out // (GROUP * tile))
+    tiles = batch * per_batch
+    ctas = min(tiles, tuning.choice(name, "mosaic_ctas", ms.NUM_SMS))
+    dtype = jnp.dtype(w.dtype)
+    gpu = ms.plgpu()
+    transforms = mosaic_matmul._transforms(k, x.dtype.itemsize)
+    scratch = [gpu.SMEM((2, ROW_TAPS, tile, k), x.dtype, transforms=transforms),
+               gpu.SMEM((ROW_TAPS, n_cols, k), w.dtype, transforms=transforms),
+               gpu.SMEM((n_cols,), b.dtype), gpu.SMEM((tile, n_cols), dtype),
+               gpu.Barrier(num_arrivals=ROW_TAPS, num_barriers=2),
+               gpu.Barrier(num_arrivals=2, num_barriers=1)]
+    smem = (2 * ROW_TAPS * tile * k + ROW_TAPS * n_cols * k + n_cols + tile * n_cols) * dtype.itemsize
+    ms.check_smem(name, smem, f"a tile of {tile} rows")
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_conv_kernel, tile=tile, tiles=tiles, per_batch=per_batch, ctas=ctas,
+                             c_out=c_out, interpreting=interpret is not None)
+    operands = [x.reshape(batch, length // GROUP, k), pack_filter(w), jnp.tile(b, GROUP)]
+    return ms.launch(body, operands, ms.struct((batch, n_out, c_out), dtype), ctas=ctas, scratch=scratch,
+                     name=name, interpret=interpret)
+
+
+def _conv_kernel(xg, wt, bias, out_gmem, a_smem, w_smem, bias_smem, out_smem, a_barrier, w_barrier, *,
+                 tile, tiles, per_batch, ctas, c_out, interpreting):
+    gpu = ms.plgpu()
+    cta = lax.axis_index("cta")
+    n_cols = GROUP * c_out
+    gpu.copy_gmem_to_smem(wt, w_smem, w_barrier.at[0])
+    gpu.copy_gmem_to_smem(bias, bias_smem, w_barrier.at[0])
+
+    def load_a(t, slot):
+        bi, j = lax.div(t, jnp.int32(per_batch)), lax.rem(t, jnp.int32(per_batch))
+        for q in range(ROW_TAPS):
+            gpu.copy_gmem_to_smem(xg.at[bi, pl.ds(j * tile + q, tile)], a_smem.at[slot, q], a_barrier.at[slot])
+
+    load_a(cta, 0)
+    gpu.barrier_wait(w_barrier.at[0])
+    wgmma_layout = gpu.Layout.WGMMA
+    bias_row = bias_smem[...]
+    if not interpreting:  # cast as loaded: the load takes its layout from the cast after it
+        bias_row = gpu.layout_cast(bias_row, wgmma_layout.reduce(0))
+    bias_row = bias_row.astype(jnp.float32)
+    bias_tile = lax.broadcast_in_dim(bias_row, (tile, n_cols), (1,))
+    if not interpreting:
+        bias_tile = gpu.layout_cast(bias_tile, wgmma_layout)
+    steps = lax.div(jnp.int32(tiles) - 1 - cta, jnp.int32(ctas)) + 1
+
+    def step(i, carry):
+        t = cta + i * ctas
+        slot = lax.rem(i, jnp.int32(2))
+
+        @pl.when(t + ctas < tiles)
+        def _():
+            load_a(t + ctas, 1 - slot)
+
+        gpu.barrier_wait(a_barrier.at[slot])
+
+        def mma(acc_ref):
+            for q in range(ROW_TAPS):
+                gpu.wgmma(acc_ref, a_smem.at[slot, q], w_smem.at[q].transpose((1, 0)))
+            gpu.wgmma_wait(0)
+            return acc_ref[...]
+
+        acc = pl.run_scoped(mma, gpu.ACC((tile, n_cols), jnp.float32))
+        y = jnp.maximum(acc + bias_tile, 0.0).astype(out_smem.dtype)
+        gpu.wait_smem_to_gmem(0, wait_read_only=True)  # the last tile's store has read out_smem
+        out_smem[...] = y
+        gpu.commit_smem()
+        bi, j = lax.div(t, jnp.int32(per_batch)), lax.rem(t, jnp.int32(per_batch))
+        rows = pl.ds(j * GROUP * tile, GROUP * tile)
+        gpu.copy_smem_to_gmem(out_smem.reshape(GROUP * tile, c_out), out_gmem.at[bi, rows])
+        return carry
+
+    lax.fori_loop(0, steps, step, 0)
+    gpu.wait_smem_to_gmem(0)
