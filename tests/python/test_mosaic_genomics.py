@@ -15,7 +15,7 @@ from pallasbench.worker import interpret, mosaic_interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match"]
+UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match", "hamming_distance"]
 FLOAT_TASKS = ["pwm_scan", "conv1d_genomic"]
 
 

@@ -104,19 +104,28 @@ def nucleotide_onehot(seq, *, name="nucleotide_onehot", interpret=ms.AUTO):
     default: 128 CTAs at LARGE, the problem being a few microseconds of stores): their bytes
     come in by TMA as a (bases / 32, 32) box, each lane widens one base and compares it with the
     channel iota, and the (bases / 32, 32, 4) float32 block leaves by one TMA store."""
+    return one_hot(seq, jnp.float32, tuning.choice(name, "mosaic_bases", 128), name=name, interpret=interpret)
+
+
+def one_hot(seq, dtype, bases: int, *, name, interpret=ms.AUTO):
+    """(N, 4) one_hot(seq, 4) at `dtype`, `bases` bases a CTA (see nucleotide_onehot)."""
     (n,) = seq.shape
-    bases = tuning.choice(name, "mosaic_bases", 128)
-    if bases % (4 * LANE_BASES) or n % bases:
+    if bases % (4 * LANE_BASES) or bases > ms.MAX_BOX * LANE_BASES or n % bases:
         ms.refuse(name, f"seq ({n},): a multiple of the CTA's {bases} bases (itself of "
-                        f"{4 * LANE_BASES}) is needed")
+                        f"{4 * LANE_BASES}, at most {ms.MAX_BOX * LANE_BASES}) is needed")
     rows = bases // LANE_BASES
     gpu = ms.plgpu()
     interpret = ms.interpret_for(interpret)
-    body = functools.partial(_onehot_kernel, rows=rows, interpreting=interpret is not None)
-    scratch = [gpu.SMEM((rows, LANE_BASES), seq.dtype), gpu.SMEM((rows, LANE_BASES, CHANNELS), jnp.float32),
+    interpreting = interpret is not None
+    body = functools.partial(_onehot_kernel, rows=rows, interpreting=interpreting)
+    # The output as (N / 32, 128): TMA needs 16-byte strides, which a (.., 32, 4) view of 16-bit
+    # values lacks. The SMEM block is written as (rows, 32, 4), the layout's shape, and copied
+    # through its (rows, 128) view (the interpreters cannot reshape an SMEM ref: values there).
+    block = (rows, LANE_BASES * CHANNELS) if interpreting else (rows, LANE_BASES, CHANNELS)
+    scratch = [gpu.SMEM((rows, LANE_BASES), seq.dtype), gpu.SMEM(block, dtype),
                gpu.Barrier(num_arrivals=1, num_barriers=1)]
     out = ms.launch(body, [seq.reshape(n // LANE_BASES, LANE_BASES)],
-                    ms.struct((n // LANE_BASES, LANE_BASES, CHANNELS), jnp.float32), ctas=n // bases,
+                    ms.struct((n // LANE_BASES, LANE_BASES * CHANNELS), dtype), ctas=n // bases,
                     scratch=scratch, name=name, interpret=interpret)
     return out.reshape(n, CHANNELS)
 
@@ -130,7 +139,12 @@ def _onehot_kernel(seq_gmem, out_gmem, seq_smem, out_smem, barrier, *, rows, int
     shape = (rows, LANE_BASES, CHANNELS)
     base = lay.cast(seq_smem[...], lay.layout.reduce(2)).astype(jnp.int32)
     hot = lay.cast(lax.broadcast_in_dim(base, shape, (0, 1))) == lay.iota(shape, 2)
-    out_smem[...] = jnp.where(hot, 1.0, 0.0).astype(jnp.float32)
+    hot = jnp.where(hot, 1.0, 0.0).astype(out_smem.dtype)
+    if interpreting:
+        out_smem[...] = hot.reshape(out_smem.shape)
+    else:
+        out_smem[...] = hot
+        out_smem = out_smem.reshape(rows, LANE_BASES * CHANNELS)
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(out_smem, out_gmem.at[block])
     gpu.wait_smem_to_gmem(0)

@@ -28,12 +28,13 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 
-from pallasbench.kernels import mosaic_matmul
+from pallasbench.kernels import mosaic_genomics, mosaic_matmul
 from pallasbench.kernels import mosaic_stream as ms
 from pallasbench.task import tuning
 
 GROUP = 4  # positions a row of xg
 ROW_TAPS = 5  # row taps Q: enough for a 15-wide filter at any of the 4 shifts
+CHANNELS = mosaic_genomics.CHANNELS
 
 
 def pack_filter(w):
@@ -137,4 +138,67 @@ def _conv_kernel(xg, wt, bias, out_gmem, a_smem, w_smem, bias_smem, out_smem, a_
         return carry
 
     lax.fori_loop(0, steps, step, 0)
+    gpu.wait_smem_to_gmem(0)
+
+
+# ---- hamming_distance: mismatches as one-hot dot products ------------------------------------
+
+def hamming_distance(a, b, *, name="hamming_distance", interpret=ms.AUTO):
+    """int32 (N, M): positions where rows a[i] and b[j] differ, D - sum_k A[i, k] B[j, k] with
+    A, B the one-hot rows (k = 4 d + c), exact in float16 operands and a float32 accumulator.
+
+    Two kernels: mosaic_genomics.one_hot writes A (N, 4D) and B (M, 4D) in float16 (2 bytes a
+    channel: 8 D bytes a row, in L2 at every size); then a CTA a (bm, bn) output tile (bm 128
+    where that still gives a CTA an SM, else 64) streams (bm, 64) and (bn, 64) K tiles through a
+    `stages`-slot TMA ring (128-byte swizzle) into wgmma, B as the transposed (K-major) view, and
+    stores D - acc as int32 through SMEM by TMA. Knobs: "mosaic_stages", "mosaic_bn"."""
+    (n, d), (m, d_b) = a.shape, b.shape
+    k = CHANNELS * d
+    bk = 64  # a 128-byte float16 row: the widest swizzle
+    bn = min(m, tuning.choice(name, "mosaic_bn", 128))
+    bm = 128 if n % 128 == 0 and (n // 128) * (m // max(bn, 1)) >= ms.NUM_SMS else 64
+    stages = tuning.choice(name, "mosaic_stages", 4)
+    if d != d_b or n % bm or bn % 64 or m % bn or k % bk:
+        ms.refuse(name, f"a {a.shape}, b {b.shape}: rows of one length D (4D a multiple of {bk}) and "
+                        f"row counts that are multiples of 64 are needed")
+    hot_a, hot_b = (_one_hot_rows(x, name, interpret) for x in (a, b))
+    gpu = ms.plgpu()
+    transforms = mosaic_matmul._transforms(bk, 2)
+    ms.check_smem(name, stages * (bm + bn) * bk * 2 + bm * bn * 4, f"{stages} stages of ({bm} + {bn}) x {bk}")
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_hamming_kernel, bm=bm, bn=bn, bk=bk, d=d, col_tiles=m // bn,
+                             k_steps=k // bk, stages=stages, transforms=transforms)
+    return ms.launch(body, [hot_a, hot_b], ms.struct((n, m), jnp.int32), ctas=(n // bm) * (m // bn),
+                     scratch=[gpu.SMEM((bm, bn), jnp.int32)], name=name, interpret=interpret)
+
+
+def _one_hot_rows(x, name, interpret):
+    rows, d = x.shape
+    bases = next(s for s in (2048, 1024, 512, 256, 128, rows * d) if rows * d % s == 0)
+    hot = mosaic_genomics.one_hot(x.reshape(rows * d), jnp.float16, bases, name=f"{name}_one_hot",
+                                 interpret=interpret)
+    return hot.reshape(rows, CHANNELS * d)
+
+
+def _hamming_kernel(hot_a, hot_b, out_gmem, out_smem, *, bm, bn, bk, d, col_tiles, k_steps, stages,
+                    transforms):
+    gpu = ms.plgpu()
+    cta = lax.axis_index("cta")
+    i, j = lax.div(cta, jnp.int32(col_tiles)), lax.rem(cta, jnp.int32(col_tiles))
+
+    def mma(acc_ref):
+        def step(_, a_smem, b_smem):
+            gpu.wgmma(acc_ref, a_smem, b_smem.transpose((1, 0)))
+            gpu.wgmma_wait(0)
+
+        specs = [gpu.BlockSpec((bm, bk), lambda s: (i, s), transforms=transforms),
+                 gpu.BlockSpec((bn, bk), lambda s: (j, s), transforms=transforms)]
+        gpu.emit_pipeline(step, grid=(k_steps,), in_specs=specs,
+                          max_concurrent_steps=min(stages, k_steps))(hot_a, hot_b)
+        return acc_ref[...]
+
+    matches = pl.run_scoped(mma, gpu.ACC((bm, bn), jnp.float32))
+    out_smem[...] = (float(d) - matches).astype(jnp.int32)
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(i * bm, bm), pl.ds(j * bn, bn)])
     gpu.wait_smem_to_gmem(0)
