@@ -15,7 +15,8 @@ from pallasbench.worker import interpret, mosaic_interpret
 from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
-UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match", "hamming_distance"]
+UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match", "hamming_distance",
+               "reverse_complement"]
 FLOAT_TASKS = ["pwm_scan", "conv1d_genomic"]
 
 

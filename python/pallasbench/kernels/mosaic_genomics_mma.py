@@ -1,4 +1,5 @@
-"""Genomics Mosaic GPU kernels on tensor cores (wgmma): conv1d_genomic. One `plgpu.kernel` of one
+"""Genomics Mosaic GPU kernels on tensor cores (wgmma): conv1d_genomic, hamming_distance,
+reverse_complement. One `plgpu.kernel` of one
 warpgroup a CTA (plumbing in mosaic_stream; the byte-stream kernels are in mosaic_genomics), so
 the CPU interpreter runs it (wgmma in full float32 there).
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import functools
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.experimental import pallas as pl
 
@@ -201,4 +203,72 @@ def _hamming_kernel(hot_a, hot_b, out_gmem, out_smem, *, bm, bn, bk, d, col_tile
     out_smem[...] = (float(d) - matches).astype(jnp.int32)
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(i * bm, bm), pl.ds(j * bn, bn)])
+    gpu.wait_smem_to_gmem(0)
+
+
+# ---- reverse_complement: a reversal as a permutation matmul ----------------------------------
+
+def reverse_complement(seqs, *, name="reverse_complement", interpret=ms.AUTO):
+    """uint8 (R, L): out[r, i] = 3 - seqs[r, L - 1 - i].
+
+    Mosaic GPU has no reversal of a register array (no `rev` lowering; its layouts map indices
+    monotonically) and TMA copies keep the order, so each (64, 128) tile is reversed on tensor
+    cores: X @ J, J the 128 x 128 anti-identity, an 8-bit wgmma (uint8 bases read as s8: 0..3
+    either way) into an int32 accumulator, exact. A tile's bases come in by TMA from the
+    mirrored column tile, 3 - (X @ J) goes back as uint8 by TMA (128-byte swizzle both ways).
+    J is a constant operand, loaded once a CTA. CTA c walks a contiguous run of tiles through
+    a `stages`-slot TMA ring (emit_pipeline). Fewer than 64 rows: the box reads zeros past the
+    last row and the store drops them. Knob: "mosaic_stages"."""
+    rows, length = seqs.shape
+    bm, bc = 64, 128  # a wgmma M block; 128 bytes, the 8-bit swizzle's row
+    stages = tuning.choice(name, "mosaic_stages", 4)
+    if length % bc:
+        ms.refuse(name, f"seqs {seqs.shape}: rows of a multiple of {bc} bases are needed")
+    row_blocks, col_tiles = -(-rows // bm), length // bc
+    gpu = ms.plgpu()
+    transforms = mosaic_matmul._transforms(bc, 1)
+    smem = bc * bc + (stages + 2) * bm * bc
+    ctas, steps = ms.split_units(row_blocks * col_tiles, ms.max_ctas(smem))
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_reverse_kernel, bm=bm, bc=bc, col_tiles=col_tiles, steps=steps, stages=stages,
+                             transforms=transforms)
+    flip = jnp.asarray(np.eye(bc, dtype=np.uint8)[::-1])  # J: the anti-identity
+    scratch = [gpu.SMEM((bc, bc), jnp.uint8, transforms=transforms),
+               gpu.SMEM((2, bm, bc), jnp.uint8, transforms=transforms),
+               gpu.Barrier(num_arrivals=1, num_barriers=1)]
+    return ms.launch(body, [seqs, flip], ms.struct(seqs.shape, seqs.dtype), ctas=ctas, scratch=scratch,
+                     name=name, interpret=interpret)
+
+
+def _reverse_kernel(x_gmem, flip_gmem, out_gmem, flip_smem, out_smem, barrier, *, bm, bc, col_tiles, steps,
+                    stages, transforms):
+    gpu = ms.plgpu()
+    cta = lax.axis_index("cta")
+    gpu.copy_gmem_to_smem(flip_gmem, flip_smem, barrier.at[0])
+    gpu.barrier_wait(barrier.at[0])
+
+    def tile_at(s):  # (row block, output column tile) of the CTA's s-th tile
+        t = cta * steps + s
+        return lax.div(t, jnp.int32(col_tiles)), lax.rem(t, jnp.int32(col_tiles))
+
+    store = ms.SlotStore(out_smem, 2)
+
+    def step(indices, x_smem):
+        (s,) = indices
+
+        def mma(acc_ref):
+            gpu.wgmma(acc_ref, x_smem, flip_smem.transpose((1, 0)))  # J is symmetric: K-major as is
+            gpu.wgmma_wait(0)
+            return acc_ref[...]
+
+        reversed_bases = pl.run_scoped(mma, gpu.ACC((bm, bc), jnp.int32))
+        i, j = tile_at(s)
+        store.put(s, (3 - reversed_bases).astype(jnp.uint8), out_gmem.at[pl.ds(i * bm, bm), pl.ds(j * bc, bc)])
+
+    def source(s):
+        i, j = tile_at(s)
+        return i, col_tiles - 1 - j
+
+    spec = gpu.BlockSpec((bm, bc), source, transforms=transforms)
+    gpu.emit_pipeline(step, grid=(steps,), in_specs=[spec], max_concurrent_steps=min(stages, steps))(x_gmem)
     gpu.wait_smem_to_gmem(0)
