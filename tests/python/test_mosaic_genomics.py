@@ -17,7 +17,7 @@ from task_avals import task_avals
 MOSAIC_CALL = "mosaic_gpu_v2"
 UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match", "hamming_distance",
                "reverse_complement"]
-FLOAT_TASKS = ["pwm_scan", "conv1d_genomic"]
+FLOAT_TASKS = ["pwm_scan", "conv1d_genomic", "triangle_update"]
 
 
 def _kernel(task):
@@ -87,6 +87,19 @@ def test_interpreted_matches_reference(task_name, case):
 
 @pytest.mark.parametrize("task_name, dtype, case", [("pwm_scan", "bfloat16", None), ("pwm_scan", "float32", "large"),
                                                     ("conv1d_genomic", "float32", None),
-                                                    ("conv1d_genomic", "bfloat16", "degenerate")])
+                                                    ("conv1d_genomic", "bfloat16", "degenerate"),
+                                                    ("triangle_update", "float32", None)])
 def test_float_tasks_interpreted_match_reference(task_name, dtype, case):
     _check(task_name, case, dtype)
+
+
+def test_triangle_update_rows_path_matches_reference():
+    """SMALL's 8 channels take the narrow kernel; 32 channels (MEDIUM's) take the per-row one."""
+    task = registry.load("triangle_update")
+    rng = np.random.default_rng(0)
+    pair = jnp.asarray(rng.standard_normal((16, 16, 32)), jnp.float32)
+    mask = jnp.asarray(rng.integers(0, 2, (16, 16)), jnp.float32)
+    mosaic_interpret.install()
+    with interpret.forced(True):
+        out = np.asarray(jax.jit(_kernel(task))(pair, mask))
+    np.testing.assert_allclose(out, np.asarray(task.reference(pair, mask)), rtol=1e-5, atol=1e-5)
