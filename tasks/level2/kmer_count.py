@@ -5,6 +5,17 @@ buffer (windows straddling spans read the next span's head; the tail is masked).
 counts[hi, lo] = sum_t [hi_t == a][lo_t == b] (hi/lo: code nibbles) is the one-hot compare + sum
 as a 16x16 f16 dot: 0/1 operands, f32 accumulation of integers < 2^24, hence exact. Pass 2 sums
 the per-program histograms in int32.
+
+No Mosaic GPU kernel (Triton only). A histogram needs a scatter or atomics at per-thread
+addresses: Mosaic GPU has neither (a scatter-add in a plgpu.kernel, jax 0.10.2, lowering for
+CUDA: "NotImplementedError: Resource estimation does not support scatter-add"; plgpu.atomic_add
+adds an array into a ref element by element, at no per-thread index, and the CPU interpreter
+refuses atomics). The tensor-core form above (one-hot x one-hot) needs its B operand built in
+SMEM from the windows: a wgmma B tile is stored from registers only in the WGMMA layout (64
+rows), so B would carry 64 one-hot rows a window, or, grouping 4 window runs into the 64 rows
+(16 bins each), rows that differ by run, which Lane semantics cannot broadcast (no reshape or
+gather of register arrays; SMEM views have no zero stride). Either costs 4x the compares of the
+Triton kernel; not written.
 """
 
 import functools
