@@ -7,8 +7,8 @@ to one "differs" bit and popcounts two words' bits at once (32 bases per popcoun
 
 The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics_mma.py): Mosaic GPU has no
 popcount lowering, so it counts matches on tensor cores, as the reference does: a first kernel
-writes the float16 one-hot rows of a and b (N, 4D), a second streams their K tiles by TMA into
-wgmma (float32 accumulator: exact integers) and stores D - matches as int32, one output tile a
+writes the uint8 one-hot rows of a and b (N, 4D), a second streams their K tiles by TMA into
+8-bit wgmma (int32 accumulator: exact) and stores D - matches, one output tile a
 one-warpgroup CTA.
 """
 

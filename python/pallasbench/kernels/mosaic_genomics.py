@@ -139,7 +139,8 @@ def _onehot_kernel(seq_gmem, out_gmem, seq_smem, out_smem, barrier, *, rows, int
     shape = (rows, LANE_BASES, CHANNELS)
     base = lay.cast(seq_smem[...], lay.layout.reduce(2)).astype(jnp.int32)
     hot = lay.cast(lax.broadcast_in_dim(base, shape, (0, 1))) == lay.iota(shape, 2)
-    hot = jnp.where(hot, 1.0, 0.0).astype(out_smem.dtype)
+    one = 1.0 if jnp.issubdtype(out_smem.dtype, jnp.floating) else 1
+    hot = jnp.where(hot, one, 0 * one).astype(out_smem.dtype)
     if interpreting:
         out_smem[...] = hot.reshape(out_smem.shape)
     else:

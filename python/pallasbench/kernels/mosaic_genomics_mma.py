@@ -147,16 +147,17 @@ def _conv_kernel(xg, wt, bias, out_gmem, a_smem, w_smem, bias_smem, out_smem, a_
 
 def hamming_distance(a, b, *, name="hamming_distance", interpret=ms.AUTO):
     """int32 (N, M): positions where rows a[i] and b[j] differ, D - sum_k A[i, k] B[j, k] with
-    A, B the one-hot rows (k = 4 d + c), exact in float16 operands and a float32 accumulator.
+    A, B the one-hot rows (k = 4 d + c): 8-bit operands (uint8 0/1, which wgmma reads as s8) into
+    an int32 accumulator, exact.
 
-    Two kernels: mosaic_genomics.one_hot writes A (N, 4D) and B (M, 4D) in float16 (2 bytes a
-    channel: 8 D bytes a row, in L2 at every size); then a CTA a (bm, bn) output tile (bm 128
-    where that still gives a CTA an SM, else 64) streams (bm, 64) and (bn, 64) K tiles through a
-    `stages`-slot TMA ring (128-byte swizzle) into wgmma, B as the transposed (K-major) view, and
-    stores D - acc as int32 through SMEM by TMA. Knobs: "mosaic_stages", "mosaic_bn"."""
+    Two kernels: mosaic_genomics.one_hot writes A (N, 4D) and B (M, 4D) as uint8 (4D bytes a
+    row, in L2 at every size); then a CTA a (bm, bn) output tile (bm 128 where that still gives
+    a CTA an SM, else 64) streams (bm, 128) and (bn, 128) K tiles through a `stages`-slot TMA
+    ring (128-byte swizzle) into wgmma, B as the transposed view (8-bit wgmma reads B K-major
+    only), and stores D - acc through SMEM by TMA. Knobs: "mosaic_stages", "mosaic_bn"."""
     (n, d), (m, d_b) = a.shape, b.shape
     k = CHANNELS * d
-    bk = 64  # a 128-byte float16 row: the widest swizzle
+    bk = 128  # a 128-byte row of 8-bit values: the widest swizzle
     bn = min(m, tuning.choice(name, "mosaic_bn", 128))
     bm = 128 if n % 128 == 0 and (n // 128) * (m // max(bn, 1)) >= ms.NUM_SMS else 64
     stages = tuning.choice(name, "mosaic_stages", 4)
@@ -165,8 +166,8 @@ def hamming_distance(a, b, *, name="hamming_distance", interpret=ms.AUTO):
                         f"row counts that are multiples of 64 are needed")
     hot_a, hot_b = (_one_hot_rows(x, name, interpret) for x in (a, b))
     gpu = ms.plgpu()
-    transforms = mosaic_matmul._transforms(bk, 2)
-    ms.check_smem(name, stages * (bm + bn) * bk * 2 + bm * bn * 4, f"{stages} stages of ({bm} + {bn}) x {bk}")
+    transforms = mosaic_matmul._transforms(bk, 1)
+    ms.check_smem(name, stages * (bm + bn) * bk + bm * bn * 4, f"{stages} stages of ({bm} + {bn}) x {bk}")
     interpret = ms.interpret_for(interpret)
     body = functools.partial(_hamming_kernel, bm=bm, bn=bn, bk=bk, d=d, col_tiles=m // bn,
                              k_steps=k // bk, stages=stages, transforms=transforms)
@@ -177,7 +178,7 @@ def hamming_distance(a, b, *, name="hamming_distance", interpret=ms.AUTO):
 def _one_hot_rows(x, name, interpret):
     rows, d = x.shape
     bases = next(s for s in (2048, 1024, 512, 256, 128, rows * d) if rows * d % s == 0)
-    hot = mosaic_genomics.one_hot(x.reshape(rows * d), jnp.float16, bases, name=f"{name}_one_hot",
+    hot = mosaic_genomics.one_hot(x.reshape(rows * d), jnp.uint8, bases, name=f"{name}_one_hot",
                                  interpret=interpret)
     return hot.reshape(rows, CHANNELS * d)
 
@@ -199,8 +200,8 @@ def _hamming_kernel(hot_a, hot_b, out_gmem, out_smem, *, bm, bn, bk, d, col_tile
                           max_concurrent_steps=min(stages, k_steps))(hot_a, hot_b)
         return acc_ref[...]
 
-    matches = pl.run_scoped(mma, gpu.ACC((bm, bn), jnp.float32))
-    out_smem[...] = (float(d) - matches).astype(jnp.int32)
+    matches = pl.run_scoped(mma, gpu.ACC((bm, bn), jnp.int32))
+    out_smem[...] = d - matches
     gpu.commit_smem()
     gpu.copy_smem_to_gmem(out_smem, out_gmem.at[pl.ds(i * bm, bm), pl.ds(j * bn, bn)])
     gpu.wait_smem_to_gmem(0)
