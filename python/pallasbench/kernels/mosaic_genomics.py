@@ -1,12 +1,13 @@
-"""Genomics Mosaic GPU kernels over uint8 DNA (A=0, C=1, G=2, T=3): one `plgpu.kernel` each
-(custom call `mosaic_gpu_v2`; plumbing in mosaic_stream), for gc_content, nucleotide_onehot,
-sequence_match, hamming_distance and kmer_count (reverse_complement, pwm_scan, conv1d_genomic
-in mosaic_genomics_mma).
+"""Genomics Mosaic GPU kernels on CUDA cores: one `plgpu.kernel` each (custom call
+`mosaic_gpu_v2`; plumbing in mosaic_stream) for gc_content, nucleotide_onehot (and `one_hot`,
+hamming_distance's first pass), sequence_match and pwm_scan. The tensor-core ones
+(reverse_complement, hamming_distance, conv1d_genomic) are in mosaic_genomics_mma,
+triangle_update in mosaic_triangle; kmer_count has none (its task file says why).
 
-Bases come in as bytes: TMA copies move the uint8 arrays into SMEM as they are (no packing
-pass, no XLA cast), and the kernels widen them to int32 in registers. Lowering semantics: Lane,
-with mosaic_stream's explicit layouts (its docstring says why). Every kernel runs in one
-warpgroup a CTA, so the CPU interpreters run them all.
+Bases (uint8, A=0, C=1, G=2, T=3) come in as bytes: TMA copies move them into SMEM as they are
+(no packing pass, no XLA cast), and the kernels widen them to int32 in registers. Lowering
+semantics: Lane, with mosaic_stream's explicit layouts (its docstring says why). Every kernel
+runs in one warpgroup a CTA, so the CPU interpreter runs them all.
 
 Tunable under the task's name (pallasbench.task.tuning), each kernel's knobs named below.
 """
