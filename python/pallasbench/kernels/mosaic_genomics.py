@@ -168,9 +168,14 @@ def sequence_match(seqs, pattern, *, name="sequence_match", interpret=ms.AUTO):
     """int32 (N, L - P + 1): matching pattern positions at each offset.
 
     CTA (i, j) owns the (br, bc) output tile at rows i * br, offsets j * bc: its bases and the
-    P - 1 past it come in as one (br, 256) TMA box (bc = 256 less the halo, see halo_tile); for each pattern position p the tile shifted by p is read from SMEM, a byte a lane,
-    widened and compared with pattern[p], matches adding into int32 registers. The output tile
-    leaves by a TMA store, which drops the offsets past L - P. Knob: "mosaic_rows" (br, 16)."""
+    P - 1 past it come in as one (br, 256) TMA box (bc = 256 less the halo, see halo_tile); for
+    each pattern position p the tile shifted by p is read from SMEM, a byte a lane, widened and
+    compared with pattern[p] (a scalar read), matches adding into int32 registers. The counts
+    go to global memory by plain stores from registers: TMA needs 16-byte strides, and a row of
+    L - P + 1 int32 counts is rarely that; the last tile is shifted back to end at offset L - P.
+    Bytes stay bytes: a SMEM ref cannot be reinterpreted as uint32 words for a 4-bases-a-word
+    compare ("Bitcast 1D ref with bitwidth change is not supported"; Mosaic bitcasts 1D refs
+    only). Knob: "mosaic_rows" (br, 16)."""
     rows, length = seqs.shape
     (p_len,) = pattern.shape
     n_off = length - p_len + 1
