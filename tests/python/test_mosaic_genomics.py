@@ -16,7 +16,7 @@ from task_avals import task_avals
 
 MOSAIC_CALL = "mosaic_gpu_v2"
 UINT8_TASKS = ["gc_content", "nucleotide_onehot", "sequence_match", "hamming_distance",
-               "reverse_complement"]
+               "reverse_complement", "kmer_count"]
 FLOAT_TASKS = ["pwm_scan", "conv1d_genomic", "triangle_update"]
 
 
@@ -83,6 +83,11 @@ def _check(task_name, case, dtype="float32", seed=2):
 @pytest.mark.parametrize("task_name", UINT8_TASKS)
 def test_interpreted_matches_reference(task_name, case):
     _check(task_name, case)
+
+
+def test_kmer_count_counts_every_4mer():
+    """The de Bruijn case: all 256 bins filled, each column of the accumulator used."""
+    _check("kmer_count", "distinct")
 
 
 @pytest.mark.parametrize("task_name, dtype, case", [("pwm_scan", "bfloat16", None), ("pwm_scan", "float32", "large"),

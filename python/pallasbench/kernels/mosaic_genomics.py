@@ -1,8 +1,8 @@
 """Genomics Mosaic GPU kernels on CUDA cores: one `plgpu.kernel` each (custom call
 `mosaic_gpu_v2`; plumbing in mosaic_stream) for gc_content, nucleotide_onehot (and `one_hot`,
 hamming_distance's first pass), sequence_match and pwm_scan. The tensor-core ones
-(reverse_complement, hamming_distance, conv1d_genomic) are in mosaic_genomics_mma,
-triangle_update in mosaic_triangle; kmer_count has none (its task file says why).
+(reverse_complement, hamming_distance, conv1d_genomic, kmer_count) are in mosaic_genomics_mma,
+triangle_update in mosaic_triangle.
 
 Bases (uint8, A=0, C=1, G=2, T=3) come in as bytes: TMA copies move them into SMEM as they are
 (no packing pass, no XLA cast), and the kernels widen them to int32 in registers. Lowering

@@ -1,7 +1,7 @@
 """Genomics Mosaic GPU kernels on tensor cores (wgmma): conv1d_genomic, hamming_distance,
-reverse_complement. One `plgpu.kernel` of one
-warpgroup a CTA (plumbing in mosaic_stream; the byte-stream kernels are in mosaic_genomics), so
-the CPU interpreter runs it (wgmma in full float32 there).
+reverse_complement, kmer_count. Each `plgpu.kernel` runs one warpgroup a CTA (plumbing in
+mosaic_stream; the CUDA-core genomics kernels are in mosaic_genomics), so the CPU interpreter
+runs them all (wgmma in full float32 there).
 
 conv1d_genomic as a matmul without an im2col array. Output position i = 4j + s (s < 4) is
 sum_p x[4j + s + p] . w[p]; with x viewed as rows of 4 positions, xg (B, L/4, 16) (a free
@@ -272,4 +272,94 @@ def _reverse_kernel(x_gmem, flip_gmem, out_gmem, flip_smem, out_smem, barrier, *
 
     spec = gpu.BlockSpec((bm, bc), source, transforms=transforms)
     gpu.emit_pipeline(step, grid=(steps,), in_specs=[spec], max_concurrent_steps=min(stages, steps))(x_gmem)
+    gpu.wait_smem_to_gmem(0)
+
+
+# ---- kmer_count: a histogram as one-hot dot products -----------------------------------------
+
+KMER_STEP = 256  # windows a step: the K of one wgmma group
+
+
+def kmer_count(seq, *, name="kmer_count", interpret=ms.AUTO):
+    """int32 (256,): counts of the 4-mers over every window (code = sum 4^(3-p) base p).
+
+    Mosaic GPU has no scatter and no indexed atomics, so each CTA counts on tensor cores:
+    acc[h, 4s + b] += sum_t [hi_t == h] [4 (t % 2) + last_t == 4s + b], hi the first three
+    bases (64 rows), last the fourth, s the window's parity (so the 8 columns of the narrowest
+    wgmma all count). Per step of 256 windows: the bases come in by TMA, the window codes are
+    formed from byte loads at shifts 0..3 and written to SMEM, the (64, 256) one-hot A is built
+    in registers (float16, 0/1 exact), B^T's one-hot rows are stored to a swizzled SMEM tile, and
+    wgmma adds into a float32 accumulator (exact to 2^24 a CTA). Each CTA stores its (64, 8)
+    counts; XLA adds the CTAs' and the parities' partials (the harness's epilogue rule: a
+    combine step of ctas x 512 adds)."""
+    (n,) = seq.shape
+    n_win = n - 3
+    if n % KMER_STEP or n_win < 1:
+        ms.refuse(name, f"seq ({n},): a multiple of {KMER_STEP} bases is needed")
+    # At most one CTA per 2048 windows: XLA's combine (512 adds a CTA) stays under 2.5% of the
+    # task's 8 operations a window (the harness allows 5% outside the kernels).
+    ctas, steps = ms.split_units(n // KMER_STEP, min(2 * ms.NUM_SMS, max(1, n_win // 2048)))
+    gpu = ms.plgpu()
+    interpret = ms.interpret_for(interpret)
+    body = functools.partial(_kmer_kernel, steps=steps, n_win=n_win, interpreting=interpret is not None)
+    scratch = [gpu.SMEM((KMER_STEP + 128,), seq.dtype), gpu.SMEM((2, KMER_STEP), jnp.int32),
+               gpu.SMEM((64, KMER_STEP), jnp.float16, transforms=mosaic_matmul._transforms(KMER_STEP, 2)),
+               gpu.SMEM((64, 8), jnp.int32), gpu.Barrier(num_arrivals=2, num_barriers=1)]
+    partials = ms.launch(body, [seq], ms.struct((ctas, 64, 8), jnp.int32), ctas=ctas, scratch=scratch,
+                         name=name, interpret=interpret)
+    return partials.reshape(ctas, 64, 2, 4).sum(axis=(0, 2)).reshape(256)
+
+
+def _kmer_kernel(seq_gmem, out_gmem, seq_smem, code_smem, bt_smem, out_smem, barrier, *, steps, n_win,
+                 interpreting):
+    gpu = ms.plgpu()
+    cta = lax.axis_index("cta")
+    rows_lay = ms.Layouts(ms.rows_layout(1), interpreting)
+    wg = gpu.Layout.WGMMA
+    grid = (KMER_STEP // 32, 32)
+
+    def cast(value, layout):
+        return value if interpreting else gpu.layout_cast(value, layout)
+
+    def step(s, _):
+        w0 = (cta * steps + s) * KMER_STEP
+        ms.load_range(seq_gmem, seq_smem, barrier.at[0], w0, KMER_STEP + 128)
+        gpu.barrier_wait(barrier.at[0])
+        bases = []
+        for p in range(4):
+            view = seq_smem.at[pl.ds(p, KMER_STEP)]
+            x = view[...].reshape(grid) if interpreting else rows_lay.cast(view.reshape(*grid)[...])
+            bases.append(x.astype(jnp.int32))
+        t = rows_lay.iota(grid, 0) * 32 + rows_lay.iota(grid, 1)
+        hi = jnp.where(w0 + t < n_win, bases[0] * 16 + bases[1] * 4 + bases[2], 64)  # 64: no row
+        col = (t & 1) * 4 + bases[3]
+        for i, v in enumerate((hi, col)):
+            if interpreting:
+                code_smem[i] = v.reshape(KMER_STEP)
+            else:
+                code_smem.at[i].reshape(*grid)[...] = v
+        row = cast(lax.broadcasted_iota(jnp.int32, (64, KMER_STEP), 0), wg)
+
+        def spread(i):
+            v = cast(code_smem[i], wg.reduce(0))
+            return cast(lax.broadcast_in_dim(v, (64, KMER_STEP), (1,)), wg)
+
+        a = jnp.where(row == spread(0), 1.0, 0.0).astype(jnp.float16)
+        bt_smem[...] = jnp.where(row == spread(1), 1.0, 0.0).astype(jnp.float16)
+        gpu.commit_smem()
+        gpu.wgmma(acc_ref, a, bt_smem.at[pl.ds(0, 8)].transpose((1, 0)))
+        gpu.wgmma_wait(0)
+        return _
+
+    def run(acc):
+        nonlocal acc_ref
+        acc_ref = acc
+        lax.fori_loop(0, steps, step, 0)
+        return acc[...]
+
+    acc_ref = None
+    counts = pl.run_scoped(run, gpu.ACC((64, 8), jnp.float32))
+    out_smem[...] = counts.astype(jnp.int32)
+    gpu.commit_smem()
+    gpu.copy_smem_to_gmem(out_smem, out_gmem.at[cta])
     gpu.wait_smem_to_gmem(0)
