@@ -21,15 +21,8 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench.kernels import mosaic_stream as ms
+from pallasbench.kernels.mosaic_elementwise import _dividing as largest_dividing
 from pallasbench.task import tuning
-
-
-def _largest_dividing(n: int, cap: int, quantum: int = 1) -> int | None:
-    """The largest multiple of quantum, at most cap, dividing n (None if there is none)."""
-    d = min(cap, n) // quantum * quantum
-    while d >= quantum and n % d:
-        d -= quantum
-    return d if d >= quantum else None
 
 
 def is_gc(bases):
@@ -49,13 +42,14 @@ def gc_content(seqs, *, name="gc_content", interpret=ms.AUTO):
     carry), reduced over its columns once at the end. Knobs: "mosaic_rows", "mosaic_box_bytes",
     "mosaic_stages"."""
     rows, length = seqs.shape
-    bc = _largest_dividing(length, ms.MAX_BOX, 128)
+    bc = largest_dividing(length, ms.MAX_BOX, 128)
     br = tuning.choice(name, "mosaic_rows", 4)
     if bc is None or rows % br or br % 4:
         ms.refuse(name, f"seqs {seqs.shape}: rows a multiple of {br} (itself of 4) and a length with "
                         f"a multiple of 128 up to {ms.MAX_BOX} dividing it are needed")
     nc = length // bc
-    k = _largest_dividing(nc, min(ms.MAX_BOX, max(1, tuning.choice(name, "mosaic_box_bytes", 16384) // (br * bc))))
+    box_bytes = tuning.choice(name, "mosaic_box_bytes", 16384)
+    k = largest_dividing(nc, min(ms.MAX_BOX, max(1, box_bytes // (br * bc))), 1)
     stages = tuning.choice(name, "mosaic_stages", 4)
     ms.check_smem(name, stages * br * k * bc, f"{stages} stages of ({br}, {k}, {bc}) bases")
     interpret = ms.interpret_for(interpret)
