@@ -37,6 +37,7 @@ SECONDS = {
     "e2e/test_api.py": 22,
     "e2e/test_job_config.py": 19,
     "python/test_mosaic_families.py": 19,
+    "python/test_mosaic_genomics.py": 17,
     "python/test_mosaic_matmul.py": 19,
     "python/test_mosaic_attention.py": 18,
     "e2e/test_host_memory.py": 18,

@@ -3,6 +3,10 @@
 Write-bound: a 1-D grid of (512, 4) output blocks (2K floats, contiguous in memory); each is
 built in registers by comparing the block's bases, widened to int32, against a channel iota.
 A ragged last block is masked.
+
+The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics.py `nucleotide_onehot`):
+CTAs of 128 bases; the bytes come in by TMA, each lane widens one base and compares it with the
+channel iota, writing its 4 channels as one 16-byte vector; one TMA store a CTA.
 """
 
 import functools
@@ -13,7 +17,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
-from pallasbench.kernels import masked
+from pallasbench.kernels import masked, mosaic_genomics
 from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "nucleotide_onehot"
@@ -54,6 +58,9 @@ def kernel(seq):
         out_specs=pl.BlockSpec((bn, CHANNELS), lambda i: (i, 0)),
         compiler_params=tl.triton_params(num_warps=4, num_stages=1),
     )(seq)
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics.nucleotide_onehot, "triton": kernel}
 
 
 def flops(shapes):

@@ -5,6 +5,15 @@ buffer (windows straddling spans read the next span's head; the tail is masked).
 counts[hi, lo] = sum_t [hi_t == a][lo_t == b] (hi/lo: code nibbles) is the one-hot compare + sum
 as a 16x16 f16 dot: 0/1 operands, f32 accumulation of integers < 2^24, hence exact. Pass 2 sums
 the per-program histograms in int32.
+
+The Mosaic GPU kernel (kernels/mosaic_genomics_mma.py `kmer_count`): Mosaic GPU has no scatter
+("NotImplementedError: Resource estimation does not support scatter-add", jax 0.10.2) and no
+indexed atomics, so it counts on tensor cores too, with the operands it can build: per 256
+windows, A (64, 256) = one-hot of the first three bases, built in registers (float16), and B^T
+= one-hot of 4 x parity + last base, stored to a swizzled SMEM tile (a register tile stores
+there in the WGMMA layout only, 64 rows: 128 compares a window, 4x this kernel's 32), into a
+(64, 8) float32 accumulator a CTA; XLA adds the CTAs' partials (512 a CTA, under 2.5% of the
+task's operations). Expected slower than this kernel; the GPU run decides the preferred one.
 """
 
 import functools
@@ -16,6 +25,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_genomics_mma
 from pallasbench.task import stress
 from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, USES_TF32
 
@@ -109,6 +119,9 @@ def kernel(seq):
         compiler_params=tl.triton_params(num_warps=4, num_stages=1),
     )(hist)
     return counts.reshape(_BINS)
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics_mma.kmer_count, "triton": kernel}
 
 
 def flops(shapes):

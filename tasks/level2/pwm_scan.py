@@ -11,6 +11,12 @@ Tunable (tuning.choice): positions per program, warps, stages, and "weights" "in
 a separate XLA transpose-and-pad of pwm into window order (a second kernel launch that costs
 about as much as the scan at MEDIUM), the kernel gathers pwm[k % 4, k // 4] itself from the
 flat (4M,) view of pwm (a free reshape), masking k >= 4M to zero.
+
+The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics.py `pwm_scan`): a CTA 128
+positions; their rows and the M - 1 after them come in by 1D TMA copies of the flat seq; each
+lane holds one position's 4 channels as a vector, reads the window row of each tap from SMEM
+(16-byte loads at float32) and accumulates products with pwm[:, p] in float32 FMAs; the channel
+sum, rounded once to pwm's dtype, leaves by a TMA store clipped at N - M + 1.
 """
 
 import functools
@@ -21,6 +27,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_genomics
 from pallasbench.task import tuning
 
 NAME = "pwm_scan"
@@ -98,6 +105,9 @@ def kernel(seq, pwm):
         compiler_params=tl.triton_params(num_warps=tuning.choice(NAME, "num_warps", 4),
                                          num_stages=tuning.choice(NAME, "num_stages", 1)),
     )(seq.reshape(n * channels), w)
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics.pwm_scan, "triton": kernel}
 
 
 def flops(shapes):

@@ -4,6 +4,12 @@ Memory-bound stream. Each program owns a contiguous (rows, cols) output block (v
 stores) and fetches its mirror-image input span with a descending index gather from the raw
 row-major buffer (Triton has no in-register reverse; the gather is still warp-coalesced).
 Bases stay uint8 in registers; ragged edges are masked.
+
+The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics_mma.py): Mosaic GPU cannot
+reverse a register array (no `rev` lowering, monotonic layouts) and TMA keeps the order, so
+each (64, 128) tile, loaded by TMA from the mirrored column tile, is reversed on tensor cores:
+an 8-bit wgmma against the 128 x 128 anti-identity (a constant operand) into int32, exact;
+3 - that goes back as uint8 by TMA. Rows past R (SMALL has 8) read zeros and are not stored.
 """
 
 import functools
@@ -14,6 +20,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_genomics_mma
 from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
 NAME = "reverse_complement"
@@ -66,6 +73,9 @@ def kernel(seqs):
         out_specs=pl.BlockSpec(memory_space=pl.ANY),  # edge tiles, if any, store masked
         compiler_params=tl.triton_params(num_warps=8, num_stages=1),
     )(seqs.reshape(-1))
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics_mma.reverse_complement, "triton": kernel}
 
 
 def flops(shapes):

@@ -14,6 +14,13 @@ zero-byte test sets one bit per mismatching byte, and one uint32 add counts mism
 offsets (a byte counter holds P <= 255). The four byte counters are spread back to the offsets
 4w + b with two rounds of interleaving joins before the int32 store.
 Tiles, warps and stages are tunable (tuning.choice).
+
+The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics.py `sequence_match`): a CTA
+a (16, 224) output tile; its bases and the pattern's halo come in as one (16, 256) uint8 TMA
+box; per pattern position the shifted tile is read from SMEM a byte a lane, widened and compared,
+matches adding into int32 registers. The counts go to global memory by plain stores from
+registers: an (N, L - P + 1) int32 row is 4 (L - P + 1) bytes, not a multiple of 16, which TMA
+needs of every stride but the last; the last tile is shifted back to end at the last offset.
 """
 
 import functools
@@ -25,6 +32,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_genomics
 from pallasbench.task import tuning
 from pallasbench.task.families.genomics import INTEGER_OPS, ORDER_DEPENDENT, STRESS, USES_TF32
 
@@ -157,6 +165,9 @@ def kernel(seqs, pattern):
         out_specs=pl.BlockSpec(memory_space=pl.ANY),  # L-P+1 is ragged: masked stores
         compiler_params=tl.triton_params(num_warps=num_warps, num_stages=num_stages),
     )(seqs, pattern)
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics.sequence_match, "triton": kernel}
 
 
 def flops(shapes):

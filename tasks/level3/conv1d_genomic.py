@@ -7,6 +7,12 @@ multiplies it by the flattened (64, 64) filter on tensor cores at TF32 (the one-
 exact in TF32), then adds the bias and applies relu before one masked store. At bfloat16/float16
 the one-hot x is exact too and the dot takes the 16-bit operands (float32 accumulator); bias and
 relu are float32, the output is rounded once to w's dtype.
+
+The Mosaic GPU kernel (the preferred backend, kernels/mosaic_genomics_mma.py): x viewed as rows
+of 4 positions (B, L/4, 16), an output tile of 64 such rows (256 positions) is 5 accumulating
+wgmmas (64, 16) x (16, 256) against the filter packed per position shift (layout work on the
+weights outside the kernel), persistent CTAs of one warpgroup with the next tile's TMA boxes
+loading during the current one's wgmmas, bias and relu on the accumulator, one TMA store a tile.
 """
 
 import functools
@@ -17,6 +23,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_genomics_mma
 
 NAME = "conv1d_genomic"
 LEVEL = 3
@@ -79,6 +86,9 @@ def kernel(x, w, b):
         out_specs=pl.BlockSpec(memory_space=pl.ANY),  # L-14 is ragged: masked stores
         compiler_params=tl.triton_params(num_warps=4, num_stages=1),
     )(x.reshape(batch * length * channels), w_flat, b)
+
+
+BACKENDS = {"mosaic_gpu": mosaic_genomics_mma.conv1d_genomic, "triton": kernel}
 
 
 def flops(shapes):

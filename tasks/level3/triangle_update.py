@@ -22,6 +22,13 @@ into its three dots, with no masking or bit arithmetic between the loads and the
 Shipped configuration: the TUNED table below sets these choices at the task's MEDIUM and LARGE
 shapes per dtype (float16 takes bfloat16's); any other shape takes the defaults in `kernel`.
 Each record's kernel_config says which values ran.
+
+The Mosaic GPU kernel (kernels/mosaic_triangle.py) runs on CUDA cores in float32 FMAs, on pair as
+it lies (channel minor): wgmma needs each channel's (N, N) matrix K-major in SMEM, which TMA
+cannot produce from a stride-C view and a channel-major copy outside would move the tensor
+again. A one-warpgroup CTA owns (rows, columns, all channels) of u, streams pair's k rows
+through a TMA ring and broadcasts row k (along i) and pair[i, k, :] m[i, k] (along j) in
+registers. Expected behind the tensor-core Triton kernel at LARGE (2.1 G FMAs), ahead at MEDIUM.
 """
 
 import functools
@@ -32,6 +39,7 @@ import numpy as np
 from jax.experimental import pallas as pl
 
 from pallasbench import task as tl
+from pallasbench.kernels import mosaic_triangle
 from pallasbench.task import tuning
 
 NAME = "triangle_update"
@@ -198,6 +206,9 @@ def kernel(pair, mask):
     if n_pad != n:
         out = out[:, :n, :n]
     return jnp.transpose(out, (1, 2, 0))
+
+
+BACKENDS = {"mosaic_gpu": mosaic_triangle.triangle_update, "triton": kernel}
 
 
 def flops(shapes):
