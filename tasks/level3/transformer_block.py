@@ -29,6 +29,11 @@ per-column vector in the kernel's bias slot, relu the ffn's epilogue and its res
 its own; q, k and v are slices of the one qkv product (or, "qkv_views", the attention reads
 them as column blocks of it). Hopper only (refused in interpret mode).
 
+No Mosaic GPU implementation (the one task without, issue 38): the Mosaic matmul takes operands by
+TMA straight into SMEM (rmsnorm's row statistic a pass), its epilogue sees acc and a bias vector
+only (each residual a pass, the output projection a matmul after attention), and float32 weights
+need the Triton packing pass (docs/jax_versions.md): 8 kernels, 2 Triton, for 3 ("proj_backend").
+
 Shipped configuration: the TUNED table (chosen on the H200 by bench/probe.py; the results beside
 each entry) at the task's MEDIUM and LARGE shapes per dtype (float16 takes bfloat16's); any other
 shape takes the defaults above. Each record's kernel_config says which values ran.
