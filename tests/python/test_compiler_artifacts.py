@@ -16,22 +16,24 @@ from pallasbench.task import registry
 from pallasbench.worker import compiler_artifacts, executor, interpret, tracer
 
 
-def _exported(task_name, size, dtype):
-    """The CUDA lowering as the tracer exports it on the GPU, and as the executor reads it back."""
+def _exported(task_name, size, dtype, backend="triton"):
+    """The CUDA lowering of the task's implementation on `backend` as the tracer exports it on the
+    GPU, and as the executor reads it back."""
     task = registry.load(task_name)
+    kernel = registry.implementation(task, backend)
     avals = [jax.ShapeDtypeStruct(task.SHAPES[size][i.name], dtype) for i in task.INPUTS]
     jax.clear_caches()  # other tests trace the same kernels in interpret mode
     with interpret.suspended(), tracer._target("NVIDIA H200"):
-        return jax.export.deserialize(bytearray(tracer.export(task.kernel, avals, "cuda")))
+        return jax.export.deserialize(bytearray(tracer.export(kernel, avals, "cuda")))
 
 
 @pytest.mark.parametrize("dtype, wgmma", [("float32", ".f32.tf32.tf32"), ("bfloat16", ".f32.bf16.bf16")])
 def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypatch):
     loads = []
     monkeypatch.setattr(compiler_artifacts, "load_mosaic_runtime", lambda: loads.append(1))
-    # matmul ships the Mosaic GPU kernel at MEDIUM float32 and at LARGE bfloat16 (its TUNED table)
+    # matmul's Mosaic GPU implementation, at a size its table tunes at each dtype
     size = "medium" if dtype == "float32" else "large"
-    _, kernels, _ = executor.describe_module(_exported("matmul", size, dtype))
+    _, kernels, _ = executor.describe_module(_exported("matmul", size, dtype, "mosaic_gpu"))
     mosaic = [k for k in kernels if k["target"] in compiler_artifacts.MOSAIC_TARGETS]
     assert len(mosaic) == 1 and mosaic[0]["name"] == "matmul" and "error" not in mosaic[0], mosaic[0].get("error")
     assert "wgmma.mma_async" in mosaic[0]["ir"] and wgmma in mosaic[0]["ir"]
@@ -45,7 +47,7 @@ def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypat
     assert [k["name"] for k in kernels if k["target"] not in compiler_artifacts.MOSAIC_TARGETS] == (
         ["matmul_pack"] if dtype == "float32" else [])  # float32's Triton packing pass
     assert loads == [1]  # the runtime, for the compile that follows
-    _, kernels, _ = executor.describe_module(_exported("matmul", "small", dtype))  # Triton only
+    _, kernels, _ = executor.describe_module(_exported("matmul", "small", dtype))  # its Triton one
     assert kernels and loads == [1]
 
 

@@ -308,14 +308,21 @@ def _lifted(interpreter, closed):
     return jaxpr, list(consts)
 
 
-def _scan(interpreter, *args, jaxpr, num_consts, **params):
+def _scan(interpreter, *args, jaxpr, **params):
     from jax._src import core as jax_core
     from jax._src.interpreters import partial_eval as pe
     from jax._src.lax.control_flow import loops
 
     body, consts = _lifted(interpreter, jaxpr)
+    if "ft_in" in params:  # jax 0.11: the operands as a flat tree (consts, carry, xs), no num_consts
+        from jax._src import flattree as ft
+
+        given, carry, xs = params.pop("ft_in").unpack()
+        params["ft_in"] = ft.pack((ft.nones(len(consts) + len(given)), carry, xs))
+    else:
+        params["num_consts"] += len(consts)
     return loops.scan_p.bind(*consts, *args, jaxpr=jax_core.ClosedJaxpr(pe.convert_constvars_jaxpr(body), ()),
-                             num_consts=num_consts + len(consts), **params)
+                             **params)
 
 
 def _while(interpreter, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **params):
