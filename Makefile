@@ -9,7 +9,7 @@ APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-d
 # The HTML report's test renders the page in a real browser.
 TEST_APT_PACKAGES := chromium-headless-shell
 
-.PHONY: all setup deps test-deps venv build run test ctest pytest clean
+.PHONY: all setup deps test-deps venv build run test test-variants ctest pytest clean
 
 all: build
 
@@ -64,7 +64,11 @@ ctest: build
 # corpus's one eval per task, in one process), handed out slowest first in the order
 # tests/conftest.py sets (--no-loadscope-reorder: xdist would sort them by number of tests).
 pytest: setup test-deps
-	$(VPY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests/python tests/e2e
+	$(VPY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not bench_variants" tests/python tests/e2e
+
+# The bench/variants files' preflight (tests/conftest.py BENCH_VARIANTS): run it before a GPU probe.
+test-variants: setup
+	$(VPY) -m pytest -q -n 2 --dist loadfile -m bench_variants tests/python
 
 # The installs and the build side by side (the build, pip and apt at once), then ctest and pytest
 # one after the other, each with every core.

@@ -52,6 +52,15 @@ SECONDS = {
 }
 
 
+# The bench/variants/*.py files' checks (tests/python/test_*_variants.py, `pytestmark =
+# pytest.mark.bench_variants`: each tuning variant correct at SMALL in interpret mode and lowering
+# for CUDA at MEDIUM and LARGE) are a preflight of bench/probe.py's inputs, which the probe checks
+# again on the GPU before it times them. `make test-variants` runs them (bench/README.md: before a
+# probe); `make test` leaves them out (about a minute of the 2-core CI machine).
+def pytest_configure(config):
+    config.addinivalue_line("markers", "bench_variants: a bench/variants file's preflight (make test-variants)")
+
+
 def seconds(item) -> int:
     path = Path(item.path)
     return SECONDS.get(path.relative_to(TESTS).as_posix(), 0) if path.is_relative_to(TESTS) else 0

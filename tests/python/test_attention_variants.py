@@ -23,6 +23,8 @@ from pallasbench.task import dtypes, registry, stress, tuning  # noqa: E402
 from pallasbench.worker import interpret, jaxpr_info  # noqa: E402
 import interpret_runs  # noqa: E402
 
+pytestmark = pytest.mark.bench_variants  # `make test-variants`, not `make test` (tests/conftest.py)
+
 
 VARIANTS = tuning.read_variants(ROOT / "bench/variants/attention.py")
 CASES = [(task, name) for task, named in VARIANTS.items() for name in named]

@@ -12,6 +12,8 @@ from pallasbench.task import registry, tuning
 from pallasbench.worker import interpret
 import interpret_runs
 
+pytestmark = pytest.mark.bench_variants  # `make test-variants`, not `make test` (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

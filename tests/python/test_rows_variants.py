@@ -18,6 +18,8 @@ from pallasbench.worker import interpret
 from pallasbench.worker.reference import Reference
 from task_avals import task_avals
 
+pytestmark = pytest.mark.bench_variants  # `make test-variants`, not `make test` (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 # Keys of a launch shape only: interpret mode ignores warps and runs any block exactly, so
 # variants setting nothing else need no stress run of their own (scatter_add's sort_chunk: the
