@@ -341,14 +341,26 @@ def _while(interpreter, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconst
                               body_nconsts=body_nconsts + len(body_consts), **params)
 
 
+def _every_branchs_consts(jaxpr, i: int, const_avals):
+    """Branch i taking the consts of every branch in branch order, the others' unused: cond's
+    branches need one signature. (Written here: jax 0.11 dropped hlo_interpreter's own.)"""
+    from jax._src import core as jax_core
+    from jax._src.interpreters import partial_eval as pe
+
+    constvars = [v for j, avals in enumerate(const_avals)
+                 for v in (jaxpr.constvars if j == i else [jax_core.Var(a) for a in avals])]
+    jaxpr = jaxpr.replace(constvars=constvars)
+    jaxpr = jaxpr.replace(effects=pe.make_jaxpr_effects(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, jaxpr.eqns))
+    return jax_core.ClosedJaxpr(pe.convert_constvars_jaxpr(jaxpr), ())
+
+
 def _cond(interpreter, index, *args, branches, **params):
     from jax._src import core as jax_core
     from jax._src.lax.control_flow import conditionals
-    from jax._src.pallas import hlo_interpreter as hlo
 
     lifted = [_lifted(interpreter, branch) for branch in branches]
     const_avals = [tuple(jax_core.typeof(c) for c in consts) for _, consts in lifted]
-    padded = tuple(hlo.pad_jaxpr_constvars(jaxpr, i, const_avals) for i, (jaxpr, _) in enumerate(lifted))
+    padded = tuple(_every_branchs_consts(jaxpr, i, const_avals) for i, (jaxpr, _) in enumerate(lifted))
     consts = [c for _, cs in lifted for c in cs]
     return conditionals.cond_p.bind(index, *consts, *args, branches=padded, **params)
 
