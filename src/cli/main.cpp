@@ -1,9 +1,13 @@
 // pallasbench: evaluate JAX Pallas GPU kernels (correctness, timing, compiler artifacts).
+#include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "pallasbench/cli/commands.hpp"
@@ -21,17 +25,48 @@ CLI::Option* add_choice(CLI::App* cmd, const std::string& name, E& target, const
       ->default_str(std::string(pallasbench::to_string(target)));
 }
 
+// A list of an enum's values, comma-separated ("small,medium"): a sweep. `first` gets the first
+// value (what a single-valued option sets), `all` every one, duplicates dropped.
+template <class E>
+CLI::Option* add_choices(CLI::App* cmd, const std::string& name, E& first, std::vector<E>& all,
+                         const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name,
+          [&first, &all, name](const std::string& value) {
+            all.clear();
+            std::string_view rest = value;
+            while (true) {
+              const auto comma = rest.find(',');
+              const auto part = rest.substr(0, comma);
+              try {
+                const auto parsed = pallasbench::parse_enum<E>(part);
+                if (std::find(all.begin(), all.end(), parsed) == all.end()) all.push_back(parsed);
+              } catch (const std::invalid_argument& e) {
+                throw CLI::ValidationError(name, e.what());
+              }
+              if (comma == std::string_view::npos) break;
+              rest.remove_prefix(comma + 1);
+            }
+            first = all.front();
+          },
+          help + fmt::format(" (one of {}; several, comma-separated, sweep: an evaluation at each)",
+                             fmt::join(pallasbench::names_of<E>(), ", ")))
+      ->default_str(std::string(pallasbench::to_string(first)));
+}
+
 void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
   cmd->add_option("--level", sel.level, "only tasks of this level")->check(CLI::Range(1, 3));
   cmd->add_option("--category", sel.category, "only tasks of this category");
 }
 
 void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
-  add_choice(cmd, "--size", flags.size, "problem size");
-  add_choice(cmd, "--dtype", flags.dtype,
-             "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
-             "float64, rounded; tolerance by dtype, or 4x XLA's own error at the dtype: docs/dtypes.md); integer inputs keep "
-             "their types");
+  add_choices(cmd, "--size", flags.size, flags.sizes, "problem size");
+  add_choices(
+      cmd, "--dtype", flags.dtype, flags.dtypes,
+      "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
+      "float64, rounded; tolerance by dtype, or 4x XLA's own error at the dtype: docs/dtypes.md); integer inputs keep "
+      "their types");
   add_choice(cmd, "--backend", flags.backend,
              "which implementation of each suite task: preferred (Mosaic GPU where the task has one, else "
              "Triton), mosaic or triton (tasks without one are left out), all (every implementation, side by "

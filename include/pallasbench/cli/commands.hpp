@@ -41,7 +41,11 @@ inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
 
 struct evaluation_flags {
   problem_size size = problem_size::small;
-  float_dtype dtype = float_dtype::float32;            // every float input and output at this dtype
+  float_dtype dtype = float_dtype::float32;  // every float input and output at this dtype
+  // A sweep (--size small,medium --dtype float32,bfloat16): every task at each size and dtype, one
+  // job each; `size` and `dtype` are the first. Empty: `size` and `dtype` alone.
+  std::vector<problem_size> sizes;
+  std::vector<float_dtype> dtypes;
   backend_choice backend = backend_choice::preferred;  // which implementations of the suite's tasks
   device_choice device = device_choice::automatic;
   std::string out;
