@@ -266,14 +266,37 @@ int main(int argc, char** argv) {
   pallasbench::compare_options compare;
   auto* compare_cmd = app.add_subcommand(
       "compare",
-      "compare two runs' records row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on "
-      "the median and its CI95, BROKE/FIXED, ADDED/REMOVED; exit 1 when anything is SLOWER or BROKE");
-  compare_cmd->add_option("base", compare.base, "BASE: a records file or a run folder (its records.jsonl)")->required();
-  compare_cmd->add_option("new", compare.next, "NEW: likewise")->required();
+      "compare two sides row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on the medians "
+      "(a U test across repetitions, else each run's CI95), WALL_CLOCK (host-clock timings: not compared), "
+      "BROKE/FIXED, ADDED/REMOVED. Exit 0: nothing SLOWER or BROKE; 1: something is; 2: usage; 3: the harness "
+      "failed (--task)");
+  compare_cmd
+      ->add_option("base", compare.base,
+                   "BASE: a records file or a run folder (its records.jsonl), or several comma-separated "
+                   "(repetitions); with --task a candidate file")
+      ->required();
+  compare_cmd->add_option("new", compare.next,
+                          "NEW: likewise; with --task optional (then BASE is the suite's kernel of the task and "
+                          "this file NEW)");
   compare_cmd
       ->add_option("--threshold", compare.threshold, "relative change of the medians that FASTER/SLOWER must exceed")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  compare_cmd
+      ->add_option("--alpha", compare.alpha,
+                   "with two runs a side or more: the Mann-Whitney U test's p-value FASTER/SLOWER must be below")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  compare_cmd
+      ->add_option("--repetitions", compare.repetitions,
+                   fmt::format("records: the runs each side must give; --task: evaluations of each side, "
+                               "alternating (default {}; nine or more recommended)",
+                               pallasbench::k_default_task_repetitions))
+      ->check(CLI::Range(1, 1000));
+  compare_cmd->add_option("--task", compare.task,
+                          "evaluate BASE and NEW (candidate files) on this task in one run, their timed series "
+                          "alternating (A B B A ...) so drift cancels, then compare them");
+  add_evaluation(compare_cmd, compare.flags);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
 
   try {
