@@ -8,19 +8,22 @@
 #     RUNS `run`s a side, alternating, compared as repetitions: no FASTER/SLOWER, exit 0.
 # Prints one PASS/FAIL line per check and the tables; leaves records and JSON in $OUT/compare_gpu.
 # usage: bench/compare_gpu.sh [SIZE]   (default medium; REPS=7, RUNS=3 in the environment)
+# On the GPU machine, after `make build`: OUT=bench/results/DATE-compare bench/compare_gpu.sh
+# (14 compare --task evaluations and 6 runs of two tasks at MEDIUM: about 5 minutes).
 set -uo pipefail
 size=${1:-medium}
 reps=${REPS:-7}
 runs=${RUNS:-3}
+device=${DEVICE:-gpu}  # DEVICE=cpu: a smoke test of the script (wall-clock rows are never compared)
 out=${OUT:-/tmp}/compare_gpu
 cand=tests/candidates/compare
 rm -rf "$out" && mkdir -p "$out"
 pb=build/pallasbench
 
-$pb compare --task relu "$cand/relu_rows.py" "$cand/relu_rows.py" --size "$size" --device gpu \
+$pb compare --task relu "$cand/relu_rows.py" "$cand/relu_rows.py" --size "$size" --device "$device" \
   --repetitions "$reps" --out "$out/identical" --json >"$out/identical.json" 2>"$out/identical.log"
 identical_rc=$?
-$pb compare --task relu "$cand/relu_rows.py" "$cand/relu_rows_slowed.py" --size "$size" --device gpu \
+$pb compare --task relu "$cand/relu_rows.py" "$cand/relu_rows_slowed.py" --size "$size" --device "$device" \
   --repetitions "$reps" --out "$out/slowed" --json >"$out/slowed.json" 2>"$out/slowed.log"
 slowed_rc=$?
 base=() new=()
@@ -28,7 +31,7 @@ for i in $(seq 1 "$runs"); do  # A B B A ...: a drift of the machine falls on bo
   first=a second=b
   [ $((i % 2)) -eq 0 ] && first=b second=a
   for side in $first $second; do
-    $pb run softmax layernorm --size "$size" --device gpu --out "$out/runs/$side$i" >>"$out/runs.log" 2>&1
+    $pb run softmax layernorm --size "$size" --device "$device" --out "$out/runs/$side$i" >>"$out/runs.log" 2>&1
   done
   base+=("$out/runs/a$i") new+=("$out/runs/b$i")
 done
