@@ -83,6 +83,7 @@ struct scratch_records {
 
 // BASE and NEW evaluated N times each in one run of one lane, in the order A B B A A B ... (a linear
 // drift of the machine adds the same to both sides); each evaluation is one run of its side.
+// Empty sides when the run was interrupted (Ctrl-C): nothing to compare.
 std::pair<runs, runs> evaluate_sides(const compare_options& options) {
   if (options.flags.shard) throw usage_error("compare --task: --shard splits a run; both sides must run in this one");
   if (options.flags.resume) throw usage_error("compare --task: --resume would reuse old timings; each run is fresh");
@@ -104,7 +105,7 @@ std::pair<runs, runs> evaluate_sides(const compare_options& options) {
   e.flags.out = folder.path.string();
   fmt::print(std::cerr, "compare --task {}: BASE {}, NEW {}, {} evaluation(s) each, alternating\n", options.task, base,
              next, n);
-  if (const int rc = eval_command(e); rc == exit_code::interrupted) throw std::runtime_error("interrupted");
+  if (eval_command(e) == exit_code::interrupted) return {};
   auto records = load(folder.path.string());
   const auto expected = static_cast<std::size_t>(2 * n);
   if (records.size() != expected)
@@ -130,6 +131,7 @@ int compare_command(const compare_options& options) {
   runs base, next;
   if (!options.task.empty()) {
     std::tie(base, next) = evaluate_sides(options);
+    if (base.empty()) return exit_code::interrupted;
   } else {
     if (options.next.empty()) throw usage_error("compare: give BASE and NEW (or --task T with candidate files)");
     base = load_side(options.base, options.repetitions, "BASE");

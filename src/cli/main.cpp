@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   compare_cmd->add_option("--task", compare.task,
                           "evaluate BASE and NEW (candidate files) on this task in one run, their timed series "
-                          "alternating (A B B A ...) so drift cancels, then compare them");
+                          "alternating (A B B A ...) so drift cancels, then compare them (the evaluation flags "
+                          "below apply to --task only)");
   add_evaluation(compare_cmd, compare.flags);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
 
