@@ -1,8 +1,8 @@
 """PallasBench's Python side: the worker the C++ harness drives, the task vocabulary, and the
-Python API over the binary (`pallasbench.tasks`, `pallasbench.evaluate`, `pallasbench.run`:
+Python API over the binary (`pallasbench.tasks`, `pallasbench.evaluate`, `pallasbench.run`, `pallasbench.compare`:
 pallasbench/api.py), loaded on first use so that workers importing the package pay nothing."""
 
-_API = ("tasks", "evaluate", "run", "UsageError", "HarnessError")
+_API = ("tasks", "evaluate", "run", "compare", "UsageError", "HarnessError")
 
 
 def __getattr__(name):

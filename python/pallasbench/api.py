@@ -1,4 +1,5 @@
-"""PallasBench from Python: `pallasbench.tasks()`, `pallasbench.evaluate(...)`, `pallasbench.run(...)`.
+"""PallasBench from Python: `pallasbench.tasks()`, `pallasbench.evaluate(...)`, `pallasbench.run(...)`,
+`pallasbench.compare(...)`.
 
 A thin layer over the binary (`build/pallasbench`, or $PALLASBENCH_BINARY): every judgement stays
 in the C++ harness and its sandboxed workers; this module only writes the request, starts the
@@ -101,3 +102,16 @@ def run(*task_names: str, size: str = "small", device: str = "auto", out: str | 
           timeout=timeout)
     records = folder / "records.jsonl"
     return [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
+
+
+def compare(base, new=None, *, task: str | None = None, timeout: float | None = None, **flags) -> dict:
+    """`pallasbench compare --json`: {"rows": [...], "counts": {...}}. `base` and `new` are records
+    files or run folders, or lists of them (a side's repetitions: a Mann-Whitney U test across them);
+    with task="T" they are candidate files evaluated alternately in one run (new=None: `base`
+    against the suite's kernel of T). Flags as the CLI's: threshold=0.05, alpha=0.01, repetitions=9,
+    size="medium", device="gpu"."""
+    def side(value) -> str:
+        return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+    args = ["compare", side(base), *([side(new)] if new is not None else []), *(["--task", task] if task else [])]
+    return json.loads(_call([*args, *_flags(flags), "--json"], timeout=timeout).stdout)

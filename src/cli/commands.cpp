@@ -90,7 +90,12 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
         fmt::format("--backend {}: a candidate is evaluated as what its module holds (its record's "
                     "`backend` says which); --backend chooses among the suite's own kernels",
                     to_string(plan.flags.backend)));
+  // A sweep: each task at every size and dtype asked for (nvbench's axes).
+  const auto sizes = plan.flags.sizes.empty() ? std::vector{base.size} : plan.flags.sizes;
+  const auto dtypes = plan.flags.dtypes.empty() ? std::vector{base.dtype} : plan.flags.dtypes;
   if (plan.batch) {
+    if (sizes.size() > 1 || dtypes.size() > 1)
+      throw usage_error("--batch with several --size or --dtype values: each request names its own size and dtype");
     std::map<std::string, const task_info*> by_name;
     for (const auto& t : s.tasks) by_name[t.name] = &t;
     for (const auto& r : *plan.batch) {
@@ -108,15 +113,21 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     std::vector<std::string> gpu_only;  // implementations left out off the GPU
     const bool on_gpu = s.device == device_kind::gpu;
     for (const auto& t : tasks) {
-      candidate_spec own;  // the task's own kernel (candidate_kind::suite)
-      own.sha256 = t.sha256;
       const auto backends = t.implementations(plan.flags.backend, on_gpu);
       for (const auto b : t.implementations(plan.flags.backend))
         if (std::find(backends.begin(), backends.end(), b) == backends.end())
           gpu_only.push_back(fmt::format("{}/{}", t.name, to_string(b)));
       without += backends.empty();
-      for (const auto backend : backends) jobs.push_back(job(t, own, base.size, base.dtype, "", backend));
     }
+    // Sizes, then dtypes, outermost: the records and the summary come grouped by them.
+    for (const auto size : sizes)
+      for (const auto dtype : dtypes)
+        for (const auto& t : tasks) {
+          candidate_spec own;  // the task's own kernel (candidate_kind::suite)
+          own.sha256 = t.sha256;
+          for (const auto backend : t.implementations(plan.flags.backend, on_gpu))
+            jobs.push_back(job(t, own, size, dtype, "", backend));
+        }
     if (!gpu_only.empty())
       fmt::print(std::cerr, "--backend {}: GPU-only implementation(s) {} on the CPU: {}\n",
                  to_string(plan.flags.backend),
@@ -128,7 +139,9 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
     return jobs;
   }
   for (const auto& path : plan.candidate_files)
-    for (const auto& t : tasks) jobs.push_back(job(t, facts(path), base.size, base.dtype, ""));
+    for (const auto size : sizes)
+      for (const auto dtype : dtypes)
+        for (const auto& t : tasks) jobs.push_back(job(t, facts(path), size, dtype, ""));
   return jobs;
 }
 
@@ -211,8 +224,11 @@ int evaluate(const evaluation_plan& plan, printer& out) {
     lanes.prestart(kind, !suite && jobs.size() > lanes.size());
   }
   const std::string records = plan.writer ? plan.writer->path().string() : "";
-  out.run_started({jobs.size(), config.size_name(), std::string(to_string(s.device)),
-                   s.environment.value("device_kind", "?"), records, lanes.size(), devices.size()});
+  std::vector<std::string> sizes;  // a sweep names its sizes
+  for (const auto size : plan.flags.sizes) sizes.emplace_back(to_string(size));
+  out.run_started({jobs.size(), sizes.size() > 1 ? fmt::format("{}", fmt::join(sizes, ",")) : config.size_name(),
+                   std::string(to_string(s.device)), s.environment.value("device_kind", "?"), records, lanes.size(),
+                   devices.size()});
   runner r(lanes.evaluators(), plan.writer, recorded, out,
            plan.batch ? record_order::completion : record_order::selection);
   // Measured with every lane's workers up: their own memory is not the evaluations' to share.

@@ -1,9 +1,13 @@
 // pallasbench: evaluate JAX Pallas GPU kernels (correctness, timing, compiler artifacts).
+#include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "pallasbench/cli/commands.hpp"
@@ -21,17 +25,48 @@ CLI::Option* add_choice(CLI::App* cmd, const std::string& name, E& target, const
       ->default_str(std::string(pallasbench::to_string(target)));
 }
 
+// A list of an enum's values, comma-separated ("small,medium"): a sweep. `first` gets the first
+// value (what a single-valued option sets), `all` every one, duplicates dropped.
+template <class E>
+CLI::Option* add_choices(CLI::App* cmd, const std::string& name, E& first, std::vector<E>& all,
+                         const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name,
+          [&first, &all, name](const std::string& value) {
+            all.clear();
+            std::string_view rest = value;
+            while (true) {
+              const auto comma = rest.find(',');
+              const auto part = rest.substr(0, comma);
+              try {
+                const auto parsed = pallasbench::parse_enum<E>(part);
+                if (std::find(all.begin(), all.end(), parsed) == all.end()) all.push_back(parsed);
+              } catch (const std::invalid_argument& e) {
+                throw CLI::ValidationError(name, e.what());
+              }
+              if (comma == std::string_view::npos) break;
+              rest.remove_prefix(comma + 1);
+            }
+            first = all.front();
+          },
+          help + fmt::format(" (one of {}; several, comma-separated, sweep: an evaluation at each)",
+                             fmt::join(pallasbench::names_of<E>(), ", ")))
+      ->default_str(std::string(pallasbench::to_string(first)));
+}
+
 void add_selection(CLI::App* cmd, pallasbench::selection_options& sel) {
   cmd->add_option("--level", sel.level, "only tasks of this level")->check(CLI::Range(1, 3));
   cmd->add_option("--category", sel.category, "only tasks of this category");
 }
 
 void add_evaluation(CLI::App* cmd, pallasbench::evaluation_flags& flags) {
-  add_choice(cmd, "--size", flags.size, "problem size");
-  add_choice(cmd, "--dtype", flags.dtype,
-             "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
-             "float64, rounded; tolerance by dtype, or 4x XLA's own error at the dtype: docs/dtypes.md); integer inputs keep "
-             "their types");
+  add_choices(cmd, "--size", flags.size, flags.sizes, "problem size");
+  add_choices(
+      cmd, "--dtype", flags.dtype, flags.dtypes,
+      "every float input and output at this dtype (inputs drawn at float32 and rounded; the reference in "
+      "float64, rounded; tolerance by dtype, or 4x XLA's own error at the dtype: docs/dtypes.md); integer inputs keep "
+      "their types");
   add_choice(cmd, "--backend", flags.backend,
              "which implementation of each suite task: preferred (Mosaic GPU where the task has one, else "
              "Triton), mosaic or triton (tasks without one are left out), all (every implementation, side by "
@@ -231,14 +266,38 @@ int main(int argc, char** argv) {
   pallasbench::compare_options compare;
   auto* compare_cmd = app.add_subcommand(
       "compare",
-      "compare two runs' records row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on "
-      "the median and its CI95, BROKE/FIXED, ADDED/REMOVED; exit 1 when anything is SLOWER or BROKE");
-  compare_cmd->add_option("base", compare.base, "BASE: a records file or a run folder (its records.jsonl)")->required();
-  compare_cmd->add_option("new", compare.next, "NEW: likewise")->required();
+      "compare two sides row by row (task, size, dtype, candidate): SAME/FASTER/SLOWER/AMBIGUOUS on the medians "
+      "(a U test across repetitions, else each run's CI95), WALL_CLOCK (host-clock timings: not compared), "
+      "BROKE/FIXED, ADDED/REMOVED. Exit 0: nothing SLOWER or BROKE; 1: something is; 2: usage; 3: the harness "
+      "failed (--task)");
+  compare_cmd
+      ->add_option("base", compare.base,
+                   "BASE: a records file or a run folder (its records.jsonl), or several comma-separated "
+                   "(repetitions); with --task a candidate file")
+      ->required();
+  compare_cmd->add_option("new", compare.next,
+                          "NEW: likewise; with --task optional (then BASE is the suite's kernel of the task and "
+                          "this file NEW)");
   compare_cmd
       ->add_option("--threshold", compare.threshold, "relative change of the medians that FASTER/SLOWER must exceed")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  compare_cmd
+      ->add_option("--alpha", compare.alpha,
+                   "with two runs a side or more: the Mann-Whitney U test's p-value FASTER/SLOWER must be below")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  compare_cmd
+      ->add_option("--repetitions", compare.repetitions,
+                   fmt::format("records: the runs each side must give; --task: evaluations of each side, "
+                               "alternating (default {}; nine or more recommended)",
+                               pallasbench::k_default_task_repetitions))
+      ->check(CLI::Range(1, 1000));
+  compare_cmd->add_option("--task", compare.task,
+                          "evaluate BASE and NEW (candidate files) on this task in one run, their timed series "
+                          "alternating (A B B A ...) so drift cancels, then compare them (the evaluation flags "
+                          "below apply to --task only)");
+  add_evaluation(compare_cmd, compare.flags);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
 
   try {

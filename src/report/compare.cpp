@@ -9,6 +9,7 @@
 
 #include "detail/cells.hpp"
 #include "pallasbench/record/record.hpp"
+#include "pallasbench/report/u_test.hpp"
 
 namespace pallasbench {
 namespace {
@@ -23,9 +24,7 @@ std::string string_at(const json& j, const json::json_pointer& ptr) {
 
 // The suite task's implementation (config.backend); "" for a candidate or a record from before the
 // backend axis.
-std::string run_backend(const json& record) {
-  return string_at(record, "/config/backend"_json_pointer);
-}
+std::string run_backend(const json& record) { return string_at(record, "/config/backend"_json_pointer); }
 
 // The run's dtype, as the record says it (records from before the dtype axis ran at float32).
 std::string run_dtype(const json& record) {
@@ -34,12 +33,13 @@ std::string run_dtype(const json& record) {
 }
 
 struct keyed {
-  std::tuple<std::string, std::string, std::string, std::string, std::string> key;  // task, size, dtype, backend, sha256
+  std::tuple<std::string, std::string, std::string, std::string, std::string>
+      key;  // task, size, dtype, backend, sha256
   compared_side side;
   bool matched = false;
 };
 
-// One side's records, a later record of the same key replacing an earlier one in place.
+// One run's records, a later record of the same key replacing an earlier one in place.
 std::vector<keyed> keyed_records(const std::vector<json>& records) {
   std::vector<keyed> out;
   for (const auto& record : records) {
@@ -55,10 +55,48 @@ std::vector<keyed> keyed_records(const std::vector<json>& records) {
   return out;
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// `more` (a later run's record of the key) joins `side` as a repetition: its median a sample, its
+// failure the side's.
+void add_run(compared_side& side, const compared_side& more) {
+  ++side.runs;
+  side.samples_us.insert(side.samples_us.end(), more.samples_us.begin(), more.samples_us.end());
+  side.wall_clock = side.wall_clock || more.wall_clock;
+  if (side.passed && !more.passed) {
+    side.status = more.status;
+    side.robust = more.robust;
+  }
+  side.passed = side.passed && more.passed;
+  side.ci95_us.reset();  // one run's interval says nothing of the others'
+  // A run without a median leaves the side without one: its sample is missing.
+  side.median_us = side.median_us && more.median_us && static_cast<int>(side.samples_us.size()) == side.runs
+                       ? std::optional(median_of(side.samples_us))
+                       : std::nullopt;
+}
+
+// Runs of one side merged by key, in the order keys first appear.
+std::vector<keyed> merged_runs(const std::vector<std::vector<json>>& runs) {
+  std::vector<keyed> out;
+  for (const auto& run : runs)
+    for (auto& k : keyed_records(run)) {
+      const auto same = std::find_if(out.begin(), out.end(), [&](const keyed& e) { return e.key == k.key; });
+      if (same == out.end())
+        out.push_back(std::move(k));
+      else
+        add_run(same->side, k.side);
+    }
+  return out;
+}
+
 std::string yes_no(const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "-"; }
 
 // The verdict and note of a row present on both sides.
-void judge(compare_row& row, double threshold) {
+void judge(compare_row& row, const comparison_options& options) {
   const auto& base = *row.base;
   const auto& next = *row.next;
   std::vector<std::string> notes;
@@ -72,10 +110,17 @@ void judge(compare_row& row, double threshold) {
   } else if (!base.passed && next.passed) {
     row.verdict = compare_verdict::fixed;
   } else if (timed) {
-    row.verdict = speed_verdict(base, next, threshold);
-    // Without both intervals disjointness cannot be shown: a large change stays AMBIGUOUS.
-    if (!base.ci95_us) notes.emplace_back("no CI95 in base");
-    if (!next.ci95_us) notes.emplace_back("no CI95 in new");
+    row.verdict = speed_verdict(base, next, options, &row.p_value);
+    if (base.wall_clock || next.wall_clock) {
+      // The host's clock on the CPU measures Python dispatch and the interpreter: noise, not the kernel.
+      row.verdict = compare_verdict::wall_clock;
+      notes.emplace_back("wall clock, not compared");
+    } else if (!row.p_value) {
+      // Without both intervals disjointness cannot be shown: a large change stays AMBIGUOUS.
+      if (!base.ci95_us && base.runs == 1) notes.emplace_back("no CI95 in base");
+      if (!next.ci95_us && next.runs == 1) notes.emplace_back("no CI95 in new");
+    }
+    if (base.runs != next.runs) notes.push_back(fmt::format("runs {} vs {}", base.runs, next.runs));
   } else {
     row.verdict = compare_verdict::no_timing;
   }
@@ -93,12 +138,23 @@ std::string candidate_note(const compare_row& row) {
   return row.candidate_sha256.empty() ? "no candidate hash" : "candidate " + row.candidate_sha256.substr(0, 12);
 }
 
+// The size, and the dtype and backend where they are not the default.
+std::string size_cell(const compare_row& r) {
+  auto cell = r.size;
+  if (!r.dtype.empty() && r.dtype != "float32") cell += "/" + r.dtype;
+  if (!r.backend.empty() && r.backend != "triton") cell += "/" + r.backend;
+  return cell;
+}
+
 json side_json(const std::optional<compared_side>& side) {
   if (!side) return nullptr;
   json j{{"status", side->status},
          {"passed", side->passed},
          {"robustness_passed", side->robust ? json(*side->robust) : json(nullptr)},
          {"median_us", optional_number(side->median_us)},
+         {"samples_us", side->samples_us},
+         {"runs", side->runs},
+         {"wall_clock", side->wall_clock},
          {"ci95_us", nullptr}};
   if (side->ci95_us) j["ci95_us"] = {side->ci95_us->first, side->ci95_us->second};
   return j;
@@ -113,6 +169,8 @@ compared_side compared_side::from_record(const json& record) {
   if (const auto ptr = "/result/robustness_passed"_json_pointer; record.contains(ptr) && record[ptr].is_boolean())
     side.robust = record[ptr].get<bool>();
   side.median_us = number_at(record, "/timing/median_us"_json_pointer);
+  if (side.median_us) side.samples_us.push_back(*side.median_us);
+  side.wall_clock = string_at(record, "/timing/timer"_json_pointer) == "wall";
   if (const auto ptr = "/timing/ci95_us"_json_pointer; record.contains(ptr)) {
     const auto& ci = record[ptr];
     if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
@@ -121,9 +179,18 @@ compared_side compared_side::from_record(const json& record) {
   return side;
 }
 
-compare_verdict speed_verdict(const compared_side& base, const compared_side& next, double threshold) {
+compare_verdict speed_verdict(const compared_side& base, const compared_side& next, const comparison_options& options,
+                              std::optional<double>* p_value) {
   const double change = (*next.median_us - *base.median_us) / *base.median_us;
-  if (std::abs(change) <= threshold) return compare_verdict::same;
+  // compare.py's UTEST_MIN_REPETITIONS: two runs a side at least (nine for a reliable answer).
+  if (base.samples_us.size() >= 2 && next.samples_us.size() >= 2) {
+    const double p = mann_whitney_u(base.samples_us, next.samples_us).p_value;
+    if (p_value) *p_value = p;
+    if (std::abs(change) <= options.threshold) return compare_verdict::same;
+    if (p >= options.alpha) return compare_verdict::ambiguous;
+    return change < 0 ? compare_verdict::faster : compare_verdict::slower;
+  }
+  if (std::abs(change) <= options.threshold) return compare_verdict::same;
   // nvbench's compare-robust: a difference counts only when the intervals do not overlap, else
   // the noise could explain it.
   const bool disjoint = base.ci95_us && next.ci95_us &&
@@ -134,8 +201,13 @@ compare_verdict speed_verdict(const compared_side& base, const compared_side& ne
 
 compare_result compare_records(const std::vector<json>& base_records, const std::vector<json>& next_records,
                                const comparison_options& options) {
-  auto base = keyed_records(base_records);
-  auto next = keyed_records(next_records);
+  return compare_runs({base_records}, {next_records}, options);
+}
+
+compare_result compare_runs(const std::vector<std::vector<json>>& base_runs,
+                            const std::vector<std::vector<json>>& next_runs, const comparison_options& options) {
+  auto base = merged_runs(base_runs);
+  auto next = merged_runs(next_runs);
   std::vector<keyed*> partner(base.size(), nullptr);
   for (std::size_t i = 0; i < base.size(); ++i)
     for (auto& n : next)
@@ -155,7 +227,7 @@ compare_result compare_records(const std::vector<json>& base_records, const std:
     row.base = base[i].side;
     if (partner[i]) {
       row.next = partner[i]->side;
-      judge(row, options.threshold);
+      judge(row, options);
     } else {
       row.verdict = compare_verdict::removed;
       row.note = candidate_note(row);
@@ -179,6 +251,12 @@ std::map<compare_verdict, int> compare_result::counts() const {
   return counts;
 }
 
+bool compare_result::within_run_only() const {
+  for (const auto& r : rows)
+    if (r.change && !r.p_value && r.verdict != compare_verdict::wall_clock) return true;
+  return false;
+}
+
 bool compare_result::regressed() const {
   for (const auto& r : rows)
     if (r.verdict == compare_verdict::slower || r.verdict == compare_verdict::broke) return true;
@@ -194,6 +272,7 @@ json compare_row::to_json() const {
           {"base", side_json(base)},
           {"new", side_json(next)},
           {"change", optional_number(change)},
+          {"p_value", optional_number(p_value)},
           {"verdict", std::string(to_string(verdict))},
           {"note", note}};
 }
@@ -208,14 +287,17 @@ json compare_result::to_json() const {
 }
 
 void print_compare_markdown(std::ostream& out, const compare_result& result) {
-  fmt::print(out, "| task | size | base median | new median | change | verdict | note |\n");
-  fmt::print(out, "|---|---|---:|---:|---:|---|---|\n");
+  fmt::print(out, "| task | size | base median | new median | change | p | verdict | note |\n");
+  fmt::print(out, "|---|---|---:|---:|---:|---:|---|---|\n");
   for (const auto& r : result.rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} |\n", r.task,
-               r.backend.empty() || r.backend == "triton" ? r.size : r.size + "/" + r.backend, median_cell(r.base),
-               median_cell(r.next),
-               r.change ? fmt::format("{:+.2f}%", 100 * *r.change) : "-", to_string(r.verdict), r.note);
+    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.task, size_cell(r), median_cell(r.base),
+               median_cell(r.next), r.change ? fmt::format("{:+.2f}%", 100 * *r.change) : "-",
+               r.p_value ? fmt::format("{:.4f}", *r.p_value) : "-", to_string(r.verdict), r.note);
   fmt::print(out, "\n");
+  if (result.within_run_only())
+    fmt::print(out,
+               "one run a side: the verdicts rest on each run's own CI95; give several runs a side (--repetitions) "
+               "for a U test across runs\n");
   for (const auto& [verdict, n] : result.counts()) fmt::print(out, "{}: {}\n", to_string(verdict), n);
 }
 

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -92,6 +94,23 @@ std::string note(const summary_row& r) {
 std::string passed_tally(const std::vector<summary_row>& rows) {
   const auto n = std::count_if(rows.begin(), rows.end(), [](const summary_row& r) { return r.passed; });
   return fmt::format("{} of {} passed (ok and robust)", n, rows.size());
+}
+
+// A sweep's rows passed per size and dtype (the size cell names both), in the order met:
+// "small: 3 of 3 passed; medium/bfloat16: 2 of 3 passed". Empty for a run of one size and dtype.
+std::string sweep_tally(const std::vector<summary_row>& rows) {
+  std::vector<std::pair<std::string, std::pair<int, int>>> groups;  // size cell, (passed, rows)
+  for (const auto& r : rows) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == r.size; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {r.size, {0, 0}});
+    it->second.first += r.passed;
+    ++it->second.second;
+  }
+  if (groups.size() < 2) return "";
+  std::string line;
+  for (const auto& [size, counts] : groups)
+    line += fmt::format("{}{}: {} of {} passed", line.empty() ? "" : "; ", size, counts.first, counts.second);
+  return line + "\n";
 }
 
 std::string recorded_tally(const std::vector<summary_row>& rows) {
@@ -182,8 +201,8 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-  fmt::print(out, "{} tasks: {}{}\n{}\n", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows),
-             passed_tally(rows));
+  fmt::print(out, "{} tasks: {}{}\n{}\n{}", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows),
+             passed_tally(rows), sweep_tally(rows));
   if (!rows.empty() && !rows.front().timer.empty())
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
 }

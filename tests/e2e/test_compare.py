@@ -1,11 +1,15 @@
-"""`pallasbench compare BASE NEW` on records derived from real GPU records (no workers start)."""
+"""`pallasbench compare BASE NEW` on records derived from real GPU records (no workers start), and one
+`compare --task` run on the CPU."""
 import copy
 import json
 from pathlib import Path
 
+import pytest
 from e2e_support import run_cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "gpu_ok.jsonl"
+CPU_FIXTURE = FIXTURE.with_name("cpu_ok.jsonl")
+CANDIDATES = Path(__file__).resolve().parent / "candidates"
 
 
 def base_records():
@@ -36,10 +40,11 @@ def test_faster_and_same_exit_0(env, tmp_path):
     proc = run_cli(env, "compare", a, run_dir, timeout=30)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "| task | size | base median | new median | change | verdict | note |"
+    assert lines[0] == "| task | size | base median | new median | change | p | verdict | note |"
     embedding = next(line for line in lines if line.startswith("| embedding_lookup |"))
-    assert "| -50.00% | FASTER |" in embedding
+    assert "| -50.00% | - | FASTER |" in embedding
     assert "FASTER: 1" in lines and "SAME: 2" in lines
+    assert any(line.startswith("one run a side: the verdicts rest on each run's own CI95") for line in lines)
 
     proc = run_cli(env, "compare", a, run_dir, "--json", timeout=30)
     assert proc.returncode == 0, proc.stderr
@@ -77,7 +82,7 @@ def test_slower_broke_added_removed_exit_1(env, tmp_path):
 
     proc = run_cli(env, "compare", a, b, timeout=30)
     assert proc.returncode == 1
-    assert "| one_hot | small | 1.312 us | - | - | BROKE |" in proc.stdout
+    assert "| one_hot | small | 1.312 us | - | - | - | BROKE |" in proc.stdout
 
     # The other way round: FASTER and FIXED, nothing to gate on.
     proc = run_cli(env, "compare", b, a, "--json", timeout=30)
@@ -103,3 +108,78 @@ def test_usage_errors_exit_2(env, tmp_path):
 
     proc = run_cli(env, "compare", a, timeout=30)  # NEW is required
     assert proc.returncode == 2
+
+
+def runs(tmp_path, name, record, factors):
+    """One records file per factor (a run of `record` retimed by it), comma-joined as a side."""
+    return ",".join(str(write(tmp_path / f"{name}{i}.jsonl", [retimed(record, f)])) for i, f in enumerate(factors))
+
+
+def test_repetitions_u_test_and_wall_clock(env, tmp_path):
+    relu = base_records()["relu"]
+    base = runs(tmp_path, "a", relu, [1.00, 1.01, 0.99, 1.02, 0.98])
+    slower = runs(tmp_path, "b", relu, [1.20, 1.21, 1.19, 1.22, 1.18])
+    proc = run_cli(env, "compare", base, slower, "--json", timeout=30)
+    assert proc.returncode == 1, proc.stderr  # SLOWER
+    (row,) = json.loads(proc.stdout)["rows"]
+    assert row["verdict"] == "SLOWER"
+    assert abs(row["p_value"] - 2 / 252) < 1e-12  # every slow run above every base run: the exact tail
+    assert row["base"]["runs"] == 5 and len(row["new"]["samples_us"]) == 5
+    assert abs(row["change"] - 0.2) < 1e-9  # medians of the runs' medians
+    proc = run_cli(env, "compare", base, slower, timeout=30)
+    assert "| +20.00% | 0.0079 | SLOWER |" in proc.stdout, proc.stdout
+    assert "one run a side" not in proc.stdout
+
+    # Run-to-run noise larger than the change: no verdict, exit 0, though each run's CI95 is tight.
+    noisy = runs(tmp_path, "c", relu, [1.10, 0.92, 1.28, 0.99, 1.21])
+    proc = run_cli(env, "compare", runs(tmp_path, "d", relu, [1.00, 1.30, 0.90, 1.25, 0.95]), noisy, "--json",
+                   timeout=30)
+    assert proc.returncode == 0, proc.stdout
+    (row,) = json.loads(proc.stdout)["rows"]
+    assert row["verdict"] == "AMBIGUOUS" and row["p_value"] > 0.05
+
+    # --repetitions checks the count of runs each side gives.
+    proc = run_cli(env, "compare", base, slower, "--repetitions", "4", timeout=30)
+    assert proc.returncode == 2
+    assert "--repetitions 4: BASE gives 5 run(s)" in proc.stderr
+
+    # The CPU's wall clock: twice as slow, yet never FASTER/SLOWER.
+    cpu = json.loads(CPU_FIXTURE.read_text().splitlines()[0])
+    assert cpu["timing"]["timer"] == "wall"
+    proc = run_cli(env, "compare", write(tmp_path / "w1.jsonl", [cpu]), write(tmp_path / "w2.jsonl", [retimed(cpu, 2)]),
+                   timeout=30)
+    assert proc.returncode == 0, proc.stdout
+    assert "| +100.00% | - | WALL_CLOCK | wall clock, not compared |" in proc.stdout, proc.stdout
+
+
+def test_task_mode_alternates_one_run(env, tmp_path):
+    """compare --task relu CANDIDATE: the suite's kernel (BASE) and the candidate (NEW) evaluated in
+    one run, A B B A; untimed here (--no-timing: the CPU's clock is never compared anyway)."""
+    out = tmp_path / "out"
+    proc = run_cli(env, "compare", "--task", "relu", CANDIDATES / "relu_good.py", "--repetitions", "2",
+                   "--device", "cpu", "--no-timing", "--out", out, "--json")
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert [Path(r["candidate"]["path"]).name for r in records] == ["relu.py", "relu_good.py", "relu_good.py",
+                                                                   "relu.py"]
+    (row,) = json.loads(proc.stdout)["rows"]  # both files are one row: the join ignores their hashes
+    assert row["task"] == "relu" and row["verdict"] == "NO_TIMING"
+    assert row["base"]["runs"] == 2 and row["new"]["runs"] == 2
+    assert "2 evaluation(s) each, alternating" in proc.stderr
+
+
+def test_python_api_compare(env, tmp_path, monkeypatch):
+    """pallasbench.compare: lists are a side's repetitions; the binary's refusal comes back whole."""
+    import pallasbench
+
+    monkeypatch.setenv("PALLASBENCH_PYTHON", env["PALLASBENCH_PYTHON"])
+    relu = base_records()["relu"]
+    base = runs(tmp_path, "a", relu, [1.00, 1.01, 0.99]).split(",")
+    new = runs(tmp_path, "b", relu, [1.30, 1.31, 1.29]).split(",")
+    result = pallasbench.compare(base, new, alpha=0.2)  # 3 a side: p = 0.1 at best
+    (row,) = result["rows"]
+    assert row["verdict"] == "SLOWER" and abs(row["p_value"] - 0.1) < 1e-12
+    assert result["counts"]["SLOWER"] == 1
+    assert pallasbench.compare(base, new)["rows"][0]["verdict"] == "AMBIGUOUS"  # alpha 0.05: too few runs
+    with pytest.raises(pallasbench.UsageError, match="--repetitions 2: BASE gives 3 run"):
+        pallasbench.compare(base, new, repetitions=2)

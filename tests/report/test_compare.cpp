@@ -107,7 +107,8 @@ TEST(RunCompare, NoTiming) {
 TEST(RunCompare, AddedAndRemovedByKey) {
   // Another candidate hash, another task, another dtype: none joins.
   const auto result = compare_records(
-      {record("relu", 100, 99, 101), record("softmax", 10, 9, 11), record("exp", 5, 4, 6, "ok", true, "aaaa", "float32")},
+      {record("relu", 100, 99, 101), record("softmax", 10, 9, 11),
+       record("exp", 5, 4, 6, "ok", true, "aaaa", "float32")},
       {record("relu", 100, 99, 101, "ok", true, "bbbb"), record("exp", 5, 4, 6, "ok", true, "aaaa", "bfloat16")});
   ASSERT_EQ(result.rows.size(), 5u);
   EXPECT_EQ(result.rows[0].verdict, compare_verdict::removed);  // relu aaaa
@@ -115,7 +116,7 @@ TEST(RunCompare, AddedAndRemovedByKey) {
   EXPECT_EQ(result.rows[2].verdict, compare_verdict::removed);  // exp float32
   EXPECT_EQ(result.rows[3].verdict, compare_verdict::added);    // relu bbbb
   EXPECT_EQ(result.rows[3].candidate_sha256, "bbbb");
-  EXPECT_EQ(result.rows[3].note, "candidate bbbb");  // the table's only way to tell candidates apart
+  EXPECT_EQ(result.rows[3].note, "candidate bbbb");           // the table's only way to tell candidates apart
   EXPECT_EQ(result.rows[4].verdict, compare_verdict::added);  // exp bfloat16
   EXPECT_EQ(result.rows[4].dtype, "bfloat16");
   EXPECT_FALSE(result.regressed());  // a removed row is not a regression by itself
@@ -128,7 +129,8 @@ TEST(RunCompare, TheRecordsVerdictAndDtypeAreReadNotRederived) {
   EXPECT_EQ(only_verdict(record("relu", 100, 99, 101), next), compare_verdict::broke);
   // The dtype is the record's field, not its output's: an int32 output at a bfloat16 run is bfloat16.
   auto bf16 = record("one_hot", 5, 4, 6, "ok", true, "aaaa", "bfloat16");
-  bf16["artifacts"] = {{"jaxpr_dag", {{"nodes", {{{"id", 1}, {"primitive", "output"}, {"outputs", {{{"dtype", "int32"}}}}}}}}}};
+  bf16["artifacts"] = {
+      {"jaxpr_dag", {{"nodes", {{{"id", 1}, {"primitive", "output"}, {"outputs", {{{"dtype", "int32"}}}}}}}}}};
   EXPECT_EQ(compare_records({bf16}, {bf16}).rows.at(0).dtype, "bfloat16");
 }
 
@@ -137,6 +139,70 @@ TEST(RunCompare, LaterRecordOfAKeyWins) {
       compare_records({record("relu", 100, 99, 101), record("relu", 200, 199, 201)}, {record("relu", 200, 199, 201)});
   ASSERT_EQ(result.rows.size(), 1u);
   EXPECT_EQ(result.rows[0].verdict, compare_verdict::same);
+}
+
+// One run's record per median: a side of repetitions.
+std::vector<std::vector<json>> runs_of(const std::vector<double>& medians, const std::string& timer = "cupti") {
+  std::vector<std::vector<json>> runs;
+  for (const double m : medians) {
+    auto r = record("relu", m, m - 0.1, m + 0.1);  // tight intervals: each run alone looks certain
+    r["timing"]["timer"] = timer;
+    runs.push_back({r});
+  }
+  return runs;
+}
+
+TEST(RunCompare, RepetitionsUseTheUTestNotTheIntervals) {
+  // Five runs a side, every NEW run slower than every BASE run: p = 2/252 (the exact tail).
+  const auto slower = compare_runs(runs_of({100, 101, 102, 103, 104}), runs_of({120, 121, 122, 123, 124}));
+  ASSERT_EQ(slower.rows.size(), 1u);
+  EXPECT_EQ(slower.rows[0].verdict, compare_verdict::slower);
+  ASSERT_TRUE(slower.rows[0].p_value.has_value());
+  EXPECT_NEAR(*slower.rows[0].p_value, 2.0 / 252, 1e-12);
+  EXPECT_DOUBLE_EQ(slower.rows[0].base->median_us.value(), 102);  // the median of the runs' medians
+  EXPECT_DOUBLE_EQ(slower.rows[0].next->median_us.value(), 122);
+  EXPECT_EQ(slower.rows[0].base->runs, 5);
+  EXPECT_TRUE(slower.regressed());
+  EXPECT_FALSE(slower.within_run_only());
+  // Run-to-run noise: medians 10% apart, each run's CI95 disjoint from the other side's, but the runs
+  // interleave (U = 12 of 25, p = 1): AMBIGUOUS, where one run a side would have said SLOWER.
+  const auto noisy = compare_runs(runs_of({100, 130, 90, 125, 95}), runs_of({110, 92, 128, 99, 121}));
+  EXPECT_EQ(noisy.rows[0].verdict, compare_verdict::ambiguous);
+  EXPECT_GT(*noisy.rows[0].p_value, 0.05);
+  EXPECT_FALSE(noisy.regressed());
+  EXPECT_EQ(only_verdict(record("relu", 100, 99.9, 100.1), record("relu", 110, 109.9, 110.1)), compare_verdict::slower);
+  // Within the threshold: SAME whatever p says.
+  const auto same = compare_runs(runs_of({100, 100.1, 100.2}), runs_of({101, 101.1, 101.2}));
+  EXPECT_EQ(same.rows[0].verdict, compare_verdict::same);
+  EXPECT_TRUE(same.rows[0].p_value.has_value());
+  // A stricter alpha turns the separated five a side (p = 0.0079) AMBIGUOUS.
+  const auto strict = compare_runs(runs_of({100, 101, 102, 103, 104}), runs_of({120, 121, 122, 123, 124}),
+                                   {.threshold = 0.02, .alpha = 0.005});
+  EXPECT_EQ(strict.rows[0].verdict, compare_verdict::ambiguous);
+}
+
+TEST(RunCompare, OneFailingRepetitionBreaksTheSide) {
+  auto next = runs_of({100, 100, 100});
+  next[1][0] = failed("relu", "incorrect");
+  const auto result = compare_runs(runs_of({100, 100, 100}), next);
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::broke);
+  EXPECT_EQ(result.rows[0].next->status, "incorrect");
+  EXPECT_FALSE(result.rows[0].next->median_us.has_value());  // a run without a median: none for the side
+}
+
+TEST(RunCompare, WallClockTimingsAreNotCompared) {
+  // The CPU's host clock: twice as slow and certain by both rules, yet no speed verdict.
+  const auto result = compare_runs(runs_of({100, 101, 102}, "wall"), runs_of({200, 201, 202}, "wall"));
+  EXPECT_EQ(result.rows[0].verdict, compare_verdict::wall_clock);
+  EXPECT_EQ(result.rows[0].note, "wall clock, not compared");
+  EXPECT_FALSE(result.regressed());
+  auto wall = record("relu", 100, 99, 101);
+  wall["timing"]["timer"] = "wall";
+  auto wall_slow = record("relu", 200, 199, 201);
+  wall_slow["timing"]["timer"] = "wall";
+  EXPECT_EQ(only_verdict(wall, wall_slow), compare_verdict::wall_clock);
+  // Correctness still counts: a wall-clock row that fails is BROKE.
+  EXPECT_EQ(only_verdict(wall, failed("relu", "incorrect")), compare_verdict::broke);
 }
 
 TEST(RunCompare, JsonAndMarkdown) {
@@ -152,8 +218,9 @@ TEST(RunCompare, JsonAndMarkdown) {
   EXPECT_EQ(j["counts"]["SAME"], 0);
   std::ostringstream out;
   print_compare_markdown(out, result);
-  EXPECT_NE(out.str().find("| relu | small | 100.000 us | 110.000 us | +10.00% | SLOWER |"), std::string::npos)
+  EXPECT_NE(out.str().find("| relu | small | 100.000 us | 110.000 us | +10.00% | - | SLOWER |"), std::string::npos)
       << out.str();
+  EXPECT_NE(out.str().find("one run a side"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("SLOWER: 1\n"), std::string::npos) << out.str();
 }
 

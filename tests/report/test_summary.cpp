@@ -80,10 +80,26 @@ TEST(Summary, MissingTimingHasNoRatio) {
 TEST(Summary, TableCountsStatuses) {
   std::ostringstream out;
   print_table(out, {summary_row::from_record(record("relu", "ok", 50, 100)),
-                              summary_row::from_record(record("add", "incorrect", 50, 100)),
-                              summary_row::from_record(record("exp", "ok", 50, 100))});
+                    summary_row::from_record(record("add", "incorrect", 50, 100)),
+                    summary_row::from_record(record("exp", "ok", 50, 100))});
   EXPECT_NE(out.str().find("3 tasks: 1 incorrect, 2 ok"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("seed 0: 3 of 4 elements"), std::string::npos);
+}
+
+TEST(Summary, ASweepIsTalliedPerSizeAndDtype) {
+  auto small = record("relu", "ok", 50, 100);
+  small["size"] = "small";
+  auto bf16 = record("relu", "incorrect", 50, 100);
+  bf16["dtype"] = "bfloat16";
+  std::ostringstream out;
+  print_table(out, {summary_row::from_record(small), summary_row::from_record(record("exp", "ok", 50, 100)),
+                    summary_row::from_record(bf16)});
+  EXPECT_NE(out.str().find("small: 1 of 1 passed; medium: 1 of 1 passed; medium/bfloat16: 0 of 1 passed\n"),
+            std::string::npos)
+      << out.str();
+  std::ostringstream one;  // one size and dtype: no such line
+  print_table(one, {summary_row::from_record(record("relu", "ok", 50, 100))});
+  EXPECT_EQ(one.str().find(" of 1 passed;"), std::string::npos) << one.str();
 }
 
 TEST(Summary, MarkdownHasHeaderAndRows) {

@@ -41,7 +41,11 @@ inline constexpr std::int64_t k_default_max_source_bytes = 1 << 20;
 
 struct evaluation_flags {
   problem_size size = problem_size::small;
-  float_dtype dtype = float_dtype::float32;            // every float input and output at this dtype
+  float_dtype dtype = float_dtype::float32;  // every float input and output at this dtype
+  // A sweep (--size small,medium --dtype float32,bfloat16): every task at each size and dtype, one
+  // job each; `size` and `dtype` are the first. Empty: `size` and `dtype` alone.
+  std::vector<problem_size> sizes;
+  std::vector<float_dtype> dtypes;
   backend_choice backend = backend_choice::preferred;  // which implementations of the suite's tasks
   device_choice device = device_choice::automatic;
   std::string out;
@@ -128,12 +132,24 @@ struct merge_options {
 };
 
 // `compare BASE NEW`: two runs' records joined row by row (report/compare.hpp).
+// `compare BASE NEW` (records) or `compare --task T A.py [B.py]` (one run evaluating both).
 struct compare_options {
-  std::string base;         // a records file, or a run folder holding records.jsonl
-  std::string next;         // likewise, NEW
+  // Records: a records file or a run folder holding records.jsonl, or several comma-separated (the
+  // side's repetitions). With --task: a candidate file (alone: NEW, against the suite's kernel).
+  std::string base;
+  std::string next;         // likewise, NEW; with --task, may be empty
   double threshold = 0.02;  // relative change of the medians a speed verdict must exceed
+  double alpha = 0.05;      // the U test's p-value a speed verdict must be below (two runs a side or more)
+  // Records: the runs each side must have (0: any). --task: the evaluations of each side.
+  int repetitions = 0;
+  std::string task;  // set: evaluate BASE and NEW on this task in one run, alternating
+  evaluation_flags flags;
   bool json = false;
 };
+
+// compare --task's evaluations of each side when --repetitions is not given: five runs a side can
+// show p < 0.01 (2/252 at best); compare.py recommends nine.
+inline constexpr int k_default_task_repetitions = 5;
 
 struct artifacts_options {
   std::string task;
