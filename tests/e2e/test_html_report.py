@@ -6,6 +6,7 @@ import math
 import re
 import shutil
 import subprocess
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -58,17 +59,56 @@ def body_rows(html: str) -> list[str]:
 def test_every_record_is_a_row_and_every_failure_is_listed(page):
     html = page.read_text()
     records = records_of(H200_RUN, CPU_FAILURES)
-    # The CPU failures are all relu or reduce_sum candidates of distinct files: one row each.
-    keys = {(r["kernel_name"], r["size"], r["candidate"]["kind"], r["candidate"]["path"]) for r in records}
+    # Every record is a row: the CPU failures are relu or reduce_sum candidates of one size.
     rows = body_rows(html)
-    assert len(rows) == len(keys)
-    assert sorted(t for t, _ in rows) == sorted(k[0] for k in keys)
+    assert len(rows) == len(records)
+    assert sorted(t for t, _ in rows) == sorted(r["kernel_name"] for r in records)
     failed = [r for r in records if r["status"] != "ok" or r["result"].get("robustness_passed") is False]
     assert f"<h2>Failures ({len(failed)})</h2>" in html
     assert html.count('<div class="failure"') == len(failed)
     # A failed candidate's stderr tail is on the page (one that wrote bytes that are not UTF-8).
     tails = [r["stderr_tail"] for r in records if r.get("stderr_tail")]
     assert tails and all(f"<pre>{tail}</pre>" in html for tail in tails)
+
+
+def text_rows(stdout: str) -> list[tuple[str, ...]]:
+    """`report`'s table as (task, size, candidate, status, ratio) per row."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("task "))
+    rows = []
+    for line in lines[start + 1:]:
+        if re.match(r"\d+ (tasks|records)", line):
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows.append((cells[0], cells[1], cells[2], cells[3], cells[8]))
+    return rows
+
+
+def html_rows(html: str) -> list[tuple[str, ...]]:
+    tbody = html[html.index('id="tasks"'):]
+    tbody = tbody[tbody.index("<tbody>"):tbody.index("</tbody>")]
+    rows = []
+    for row in re.findall(r"<tr data-task=.*?</tr>", tbody):
+        cells = [unescape(re.sub(r"<small>.*?</small>|<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        rows.append((cells[0], cells[3], cells[4], cells[5], cells[10]))
+    return rows
+
+
+def test_the_text_report_shows_the_same_rows_and_numbers_as_the_html(env, page):
+    """No record hides another: each candidate of one task and size is a row named by its file,
+    in both reports, with the same status and speedup."""
+    proc = run_cli(env, "report", H200_RUN, CPU_FAILURES, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    records = records_of(H200_RUN, CPU_FAILURES)
+    text = text_rows(proc.stdout)
+    assert len(text) == len(records)
+    assert text == html_rows(page.read_text())
+    # Named by the batch request's id where there is one, else by the file's name.
+    names = {r.get("request_id") or Path(r["candidate"]["path"]).name for r in records
+             if r["candidate"]["kind"] == "user"}
+    assert len(names) > 1 and names <= {row[2] for row in text}
+    tasks = len({r["kernel_name"] for r in records})
+    assert f"{len(records)} records of {tasks} tasks: " in proc.stdout
 
 
 def test_header_has_the_runs_machine_and_ceilings(page):
