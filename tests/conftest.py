@@ -48,7 +48,7 @@ SECONDS = {
     "python/test_genomics_variants.py": 12,
     "e2e/test_progress.py": 11,
     "e2e/test_trace.py": 9,
-    "e2e/test_html_report.py": 8,
+    "e2e/test_html_report.py": 12,
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from e2e_support import ROOT, run_cli
+from pallasbench.tools.records import passed as record_passed
 
 FIXTURES = ROOT / "tests" / "fixtures"
 H200_RUN = FIXTURES / "report" / "h200_run.jsonl"
@@ -196,3 +197,23 @@ def test_bad_input_is_a_usage_error(env, tmp_path):
     proc = run_cli(env, "report", H200_RUN, "--html", tmp_path / "no" / "such" / "r.html", timeout=60)
     assert proc.returncode == 2 and "cannot write" in proc.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_roofline_labels_do_not_overlap(page):
+    """Laid out by the browser: each timed point's label, and no two labels' boxes intersect."""
+    from browser_pipe import Browser
+
+    browser = Browser()
+    try:
+        browser.open(page, 1400, 900)
+        boxes = browser.evaluate("""[...document.querySelectorAll('#roofline-chart g[id^="roofline-label"] text')]
+            .map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.top, r.right, r.bottom]; })""")
+    finally:
+        browser.close()
+    points = [r for r in records_of(H200_RUN, CPU_FAILURES) if record_passed(r) and r.get("roofline", {}).get("flops")
+              and r["roofline"].get("bytes") and r.get("timing", {}).get("median_us")]
+    assert len(boxes) == len(points) > 20
+    overlapping = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                   if a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5 and a[2] < b[4] - 0.5 and b[2] < a[4] - 0.5]
+    assert not overlapping, overlapping[:10]
+
