@@ -177,6 +177,8 @@ def test_hostile_record_text_stays_text(env, tmp_path):
     record["error"]["message"] = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
     record["stderr_tail"] = "</pre><iframe src=https://example.com></iframe>"
     record["candidate"]["path"] = '/tmp/"><b>bold</b>.py'
+    record["artifacts"] = {"ptx": {"path": "javascript:alert(1)", "bytes": 1},
+                           "jaxpr_dag": {"nodes": [{"id": 0, "primitive": "<script>x</script>"}], "edges": []}}
     records = tmp_path / "records.jsonl"
     records.write_text(json.dumps(record) + "\n")
     out = tmp_path / "report.html"
@@ -185,6 +187,8 @@ def test_hostile_record_text_stays_text(env, tmp_path):
     assert "<title>PallasBench report</title>" in dom
     assert dom.count("<script") == 1 and "<img" not in dom and "<iframe" not in dom and "<b>bold" not in dom
     assert "&lt;script&gt;document.title" in dom
+    assert 'href="javascript' not in dom and "javascript:alert(1)" in dom  # shown, never a link
+    assert 'data-primitive="&lt;script&gt;x&lt;/script&gt;"' in dom  # the DAG's text stays text
 
 
 def test_bad_input_is_a_usage_error(env, tmp_path):

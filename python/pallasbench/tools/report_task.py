@@ -10,7 +10,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from pallasbench.tools import records as record_reader
-from pallasbench.tools.report_dag import dag_svg
+from pallasbench.tools.report_dag import MAX_NODES, dag_svg
 from pallasbench.tools.report_data import Row, row_of
 
 EXCERPT_LINES = 60
@@ -161,8 +161,12 @@ def compiler_block(record: dict, folder: Path | None = None) -> str:
             parts.append(f'<details class="{key}"><summary>{label} excerpt ({esc(value.get("bytes", len(value["text"])))}'
                          f' bytes)</summary><pre class="{key}-text">{esc(excerpt(value["text"]))}</pre></details>')
         elif isinstance(value.get("path"), str):
-            parts.append(f'<p class="{key}">{label}: <a href="{esc(value["path"])}">{esc(value["path"])}</a> '
-                         f'({esc(value.get("bytes", "?"))} bytes, beside the records file)</p>')
+            # A link only for a plain relative path: a record's "javascript:..." must stay text.
+            path = Path(value["path"])
+            plain = not path.is_absolute() and ".." not in path.parts and ":" not in value["path"]
+            shown = f'<a href="{esc(path.as_posix())}">{esc(value["path"])}</a>' if plain else esc(value["path"])
+            parts.append(f'<p class="{key}">{label}: {shown} ({esc(value.get("bytes", "?"))} bytes, in a file '
+                         "beside the records file, not found here)</p>")
     if not parts:
         why = artifacts.get("artifacts_unavailable") or "no compiler artifacts in this record"
         parts.append(f'<p class="note">{esc(why)}</p>')
@@ -175,6 +179,9 @@ def dag_block(record: dict) -> str:
     svg = dag_svg(dag)
     if svg:
         return f'<h5>jaxpr DAG</h5><div class="scroll dag-box">{svg}</div>'
+    nodes = dag.get("nodes") if isinstance(dag, dict) else None
+    if isinstance(nodes, list) and len(nodes) > MAX_NODES:
+        return f'<p class="note">jaxpr DAG of {len(nodes)} nodes: too large to draw (at most {MAX_NODES}).</p>'
     if isinstance(record.get("jaxpr"), str) and record["jaxpr"]:
         return f'<h5>jaxpr</h5><details><summary>text</summary><pre>{esc(excerpt(record["jaxpr"]))}</pre></details>'
     return '<p class="note">No jaxpr DAG or jaxpr text in this record.</p>'
