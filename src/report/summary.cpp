@@ -212,14 +212,18 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
 
 void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
   const bool compiler = options.show_compiler;
+  // A candidate column, as in the text table, when a row is a user candidate.
+  const bool candidates =
+      std::any_of(rows.begin(), rows.end(), [](const summary_row& r) { return !r.candidate.empty(); });
   fmt::print(
       out,
-      "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
-      compiler ? compiler_header_cells(k_markdown_compiler) : "");
-  fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
+      "| task | level | size |{} status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
+      candidates ? " candidate |" : "", compiler ? compiler_header_cells(k_markdown_compiler) : "");
+  fmt::print(out, "|---|---|---|{}---|---|---|---|---|---|{}\n", candidates ? "---|" : "",
+             compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n",
-               r.candidate.empty() ? r.task : fmt::format("{} ({})", r.task, r.candidate), r.level, r.size,
+    fmt::print(out, "| {} | {} | {} |{} {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
+               candidates ? fmt::format(" {} |", r.candidate.empty() ? "suite" : r.candidate) : "",
                r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)),
                format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
                format_us(r.reference_us), format_ratio(r.speedup),
