@@ -104,5 +104,7 @@ def test_a_compile_error_shows_its_traceback_and_the_seeds_are_said_once(page, b
     assert browser.evaluate(f"{section}.open") is True
     traceback = browser.evaluate(f'{section}.querySelector("pre.traceback").textContent')
     assert traceback.startswith("Traceback (most recent call last)") and "shared memory" in traceback
+    failures = browser.evaluate('[...document.querySelectorAll(".failure pre.traceback")].map(p => p.textContent)')
+    assert len(failures) == 2 and all(t.startswith("Traceback (most recent call last)") for t in failures)
     run_rows = browser.evaluate('[...document.querySelectorAll("h2 + table th")].map(th => th.textContent)')
     assert run_rows.count("seeds") == 1

@@ -178,6 +178,8 @@ def failures_section(rows: list[Row]) -> str:
     for row in failed:
         why = row.message or (f"filter {row.failing_filter}: {row.filter_reason}" if row.failing_filter else "")
         tail = f"<pre>{esc(row.stderr_tail)}</pre>" if row.stderr_tail else ""
+        if row.traceback:
+            tail += f'<details><summary>traceback</summary><pre class="traceback">{esc(row.traceback)}</pre></details>'
         verdict = "ok, not robust" if row.status == "ok" else row.status
         items.append(f'<div class="failure" data-task="{esc(row.task)}"><h3>{esc(row.task)} ({esc(row.size)}, '
                      f'{esc(row.candidate)}): <span class="bad">{esc(verdict)}</span>'

@@ -57,6 +57,7 @@ class Row:
     message: str = ""
     phase: str = ""
     stderr_tail: str = ""
+    traceback: str = ""  # error.traceback: the worker's Python traceback of a failure
 
     @property
     def intensity(self) -> float | None:
@@ -95,7 +96,8 @@ def row_of(record: dict) -> Row:
               status=str(record.get("status", "?")), candidate=record_reader.candidate_name(record), passed=record_reader.passed(record),
               robust=_at(record, "result", "robustness_passed"), failing_filter=name, filter_reason=reason,
               timer=str(timing.get("timer", "")), message=str(_at(record, "error", "message", default="")),
-              phase=str(_at(record, "error", "phase", default="")), stderr_tail=str(record.get("stderr_tail", "")))
+              phase=str(_at(record, "error", "phase", default="")), stderr_tail=str(record.get("stderr_tail", "")),
+              traceback=str(_at(record, "error", "traceback", default="") or ""))
     row.kernel_us, row.kernel_ci = _number(timing.get("median_us")), _interval(timing.get("ci95_us"))
     row.xla_us = _number(timing.get("reference_median_us"))
     row.xla_ci = _interval(_at(timing, "reference", "ci95_us"))
