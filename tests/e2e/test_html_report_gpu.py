@@ -95,7 +95,10 @@ def test_a_tasks_section_opens_from_the_table_with_its_ptx_and_dag(page, browser
     seeds = browser.evaluate(f'[...{section}.querySelectorAll("h5")].map(h => h.textContent)')
     assert {"Seeds", "Stress cases", "Filters", "Compiler", "jaxpr DAG"} <= set(seeds)
     if shots():
+        browser.evaluate(f'{section}.scrollIntoView()')
         browser.screenshot(shots() / "task_softmax_1280x800.png")
+        browser.evaluate(f'{record}.querySelector("details.ptx").scrollIntoView()')
+        browser.screenshot(shots() / "task_softmax_ptx_dag_1280x800.png")
 
 
 def test_a_compile_error_shows_its_traceback_and_the_seeds_are_said_once(page, browser):

@@ -147,6 +147,9 @@ def compiler_block(record: dict, folder: Path | None = None) -> str:
         if isinstance(entry, dict) and isinstance(entry.get("ir"), str):
             parts.append(f'<details class="ir"><summary>Triton IR {index + 1} ({esc(entry.get("custom_call", ""))})'
                          f'</summary><pre>{esc(excerpt(entry["ir"]))}</pre></details>')
+    if isinstance(record.get("stablehlo"), str) and record["stablehlo"]:  # the module as lowered, any backend
+        parts.append(f'<details class="stablehlo"><summary>StableHLO excerpt</summary>'
+                     f'<pre>{esc(excerpt(record["stablehlo"]))}</pre></details>')
     for key, label in (("ptx", "PTX"), ("sass", "SASS"), ("ptxas", "ptxas"), ("thunk_sequence", "thunk sequence")):
         value = artifacts.get(key)
         if isinstance(value, str) and value:
