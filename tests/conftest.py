@@ -48,9 +48,9 @@ SECONDS = {
     "python/test_genomics_variants.py": 12,
     "e2e/test_progress.py": 11,
     "e2e/test_trace.py": 9,
+    "e2e/test_html_report.py": 12,
     "e2e/test_compare.py": 9,
     "e2e/test_sweep.py": 8,
-    "e2e/test_html_report.py": 8,
 }
 
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "pallasbench/orchestrate/memory_budget.hpp"
 #include "pallasbench/orchestrate/paths.hpp"
 #include "pallasbench/orchestrate/seeds.hpp"
+#include "pallasbench/record/jsonl.hpp"
 
 namespace pallasbench::detail {
 namespace {
@@ -121,6 +123,20 @@ std::filesystem::path records_file(const std::string& argument) {
   if (!std::filesystem::is_regular_file(path, ec))
     throw usage_error(fmt::format("cannot read records file {}", path.string()));
   return path;
+}
+
+std::vector<nlohmann::json> load_records(const std::vector<std::string>& arguments) {
+  std::vector<nlohmann::json> all;
+  for (const auto& argument : arguments) {
+    const auto file = records_file(argument);
+    try {
+      auto records = read_records(file, &std::cerr);  // a cut last line is skipped with a warning
+      for (auto& record : records) all.push_back(std::move(record));
+    } catch (const std::runtime_error& e) {  // a corrupt line (the message names file:line)
+      throw usage_error(e.what());
+    }
+  }
+  return all;
 }
 
 }  // namespace pallasbench::detail

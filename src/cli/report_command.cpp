@@ -2,7 +2,6 @@
 // `export` (pallasbench.tools.export).
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -14,40 +13,20 @@
 #include "pallasbench/report/summary.hpp"
 
 namespace pallasbench {
-namespace {
-
-using detail::records_file;
-using nlohmann::json;
-
-}  // namespace
 
 int report_command(const report_options& options) {
-  std::vector<summary_row> rows;
-  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (task, size and dtype) -> row
   if (!options.html.empty()) {
     std::vector<std::string> args{"--out", options.html};
     args.insert(args.end(), options.records.begin(), options.records.end());
     exec_python_tool("html_report", args);
   }
-  for (const auto& argument : options.records) {
-    const auto file = records_file(argument);
-    std::vector<json> records;
+  // Every record is a row (a candidate, a second run of a task): the same rows as the HTML report.
+  std::vector<summary_row> rows;
+  for (const auto& record : detail::load_records(options.records)) {
     try {
-      records = read_records(file, &std::cerr);  // a cut last line is skipped with a warning
-      for (const auto& record : records) {
-        auto row = summary_row::from_record(record);
-        const auto key = std::make_pair(row.task, row.size);
-        if (const auto it = index.find(key); it != index.end()) {
-          rows[it->second] = std::move(row);
-        } else {
-          index.emplace(key, rows.size());
-          rows.push_back(std::move(row));
-        }
-      }
+      rows.push_back(summary_row::from_record(record));
     } catch (const std::invalid_argument& e) {  // a record of no known status
-      throw usage_error(fmt::format("{}: {}", file.string(), e.what()));
-    } catch (const std::runtime_error& e) {  // a corrupt line (the message names file:line)
-      throw usage_error(e.what());
+      throw usage_error(fmt::format("{} (task {})", e.what(), record.value("kernel_name", "?")));
     }
   }
   summary_printer(std::cout, options.format, options.summary).run_finished(rows, {});

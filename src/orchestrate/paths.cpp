@@ -59,6 +59,31 @@ std::filesystem::path timer_library() {
   return std::filesystem::exists(library) ? library : std::filesystem::path{};
 }
 
+namespace {
+
+// `path` relative to `base` when it lies under it (no "..", not `base` itself); none otherwise.
+std::optional<std::filesystem::path> relative_under(const std::filesystem::path& path,
+                                                    const std::filesystem::path& base) {
+  std::error_code ec;
+  const auto canonical_base = std::filesystem::weakly_canonical(base, ec);
+  if (ec) return std::nullopt;
+  const auto relative = path.lexically_relative(canonical_base);
+  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
+  return relative;
+}
+
+}  // namespace
+
+std::string portable_path(const std::filesystem::path& path) {
+  if (path.empty() || path.is_relative()) return path.lexically_normal().string();
+  std::error_code ec;
+  auto canonical = std::filesystem::weakly_canonical(path, ec);
+  if (ec) canonical = path.lexically_normal();
+  if (const auto under_root = relative_under(canonical, project_root())) return under_root->string();
+  if (const auto under_cwd = relative_under(canonical, std::filesystem::current_path(ec))) return under_cwd->string();
+  return path.filename().string();
+}
+
 std::filesystem::path python_executable(const std::filesystem::path& root) {
   if (const char* env = std::getenv("PALLASBENCH_PYTHON"); env && *env) return env;
   if (const auto venv = root / ".venv" / "bin" / "python"; std::filesystem::exists(venv)) return venv;

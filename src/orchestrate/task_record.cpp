@@ -1,4 +1,5 @@
 #include "pallasbench/orchestrate/task_record.hpp"
+#include "pallasbench/orchestrate/paths.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -176,7 +177,8 @@ json to_record(const task_result& r) {
       // KernelBook's columns are always there, as strings ("" when unknown): readers of its
       // schema expect each one.
       {"repo_name", user ? "" : "pallasbench"},
-      {"module_name", user ? r.candidate.path : fmt::format("tasks.level{}.{}", r.task.level, r.task.name)},
+      {"module_name",
+       user ? portable_path(r.candidate.path) : fmt::format("tasks.level{}.{}", r.task.level, r.task.name)},
       {"synthetic", false},
       {"licenses", user ? json::array() : json::array({"Apache-2.0"})},
       {"stars", 0},
@@ -189,7 +191,9 @@ json to_record(const task_result& r) {
       {"config", r.config.to_json()},
       {"shard", r.config.shard ? r.config.shard->to_json() : json(nullptr)},  // left out unsharded
       {"candidate",
-       {{"kind", to_string(r.candidate.kind)}, {"path", r.candidate.path}, {"sha256", r.candidate.sha256}}},
+       {{"kind", to_string(r.candidate.kind)},
+        {"path", portable_path(r.candidate.path)},
+        {"sha256", r.candidate.sha256}}},
       {"task_sha256", r.task.sha256},
       {"inputs", shapes_json(r)},
       {"tolerance", {{"atol", r.task.tol.atol}, {"rtol", r.task.tol.rtol}, {"rel_norm", r.task.tol.rel_norm}}},

@@ -118,6 +118,15 @@ std::string recorded_tally(const std::vector<summary_row>& rows) {
   return n ? fmt::format(" ({} from the records file, not run again)", n) : "";
 }
 
+// "3 tasks", or "5 records of 2 tasks" when a task has several rows (candidates, sizes, repeated runs).
+std::string count_rows(const std::vector<summary_row>& rows) {
+  std::vector<std::string> tasks;
+  for (const auto& r : rows)
+    if (std::find(tasks.begin(), tasks.end(), r.task) == tasks.end()) tasks.push_back(r.task);
+  if (tasks.size() == rows.size()) return fmt::format("{} tasks", rows.size());
+  return fmt::format("{} records of {} task{}", rows.size(), tasks.size(), tasks.size() == 1 ? "" : "s");
+}
+
 constexpr const char* k_table_compiler = "{:>4}  {:<6}  {:<11}  {:>8}  {:>7}  {:>8}  ";
 constexpr const char* k_markdown_compiler = " {} | {} | {} | {} | {} | {} |";
 
@@ -156,8 +165,14 @@ summary_row summary_row::from_record(const json& record) {
     row.message = record["error"].value("message", "");
     if (record["error"].contains("lowering")) row.lowering = lowering_lines(record["error"]["lowering"]);
   }
-  if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user")
-    row.candidate = std::filesystem::path(record["candidate"].value("path", "")).filename().string();
+  // A user candidate is named by its batch request's id (a source string's file is a made-up
+  // name), else by its file's name; the HTML report names it by the same rule (report_data.py).
+  if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user") {
+    const auto id = record.contains("request_id") && record["request_id"].is_string()
+                        ? record["request_id"].get<std::string>()
+                        : std::string();
+    row.candidate = id.empty() ? std::filesystem::path(record["candidate"].value("path", "")).filename().string() : id;
+  }
   if (const auto ptr = "/artifacts/summary"_json_pointer; record.contains(ptr) && record[ptr].is_object())
     row.compiler = compiler_cells::from_summary(record[ptr]);
   return row;
@@ -180,28 +195,35 @@ compiler_cells compiler_cells::from_summary(const json& summary) {
 }
 
 void print_table(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
-  std::size_t width = 4, size_width = 6;
+  std::size_t width = 4, size_width = 6, candidate_width = 0;
   for (const auto& r : rows) {
     width = std::max(width, r.task.size());
     size_width = std::max(size_width, r.size.size());
+    if (!r.candidate.empty()) candidate_width = std::max(candidate_width, std::max<std::size_t>(r.candidate.size(), 9));
   }
+  // The candidate column is there when a row is a user candidate ("suite" names the task's own kernel).
+  const auto candidate = [&](const summary_row* r) {
+    if (candidate_width == 0) return std::string();
+    return fmt::format("{:<{}}  ", r ? (r->candidate.empty() ? "suite" : r->candidate) : "candidate", candidate_width);
+  };
   const auto compiler = [&](const compiler_cells* c) {
     if (!options.show_compiler) return std::string();
     return c ? compiler_row_cells(k_table_compiler, *c) : compiler_header_cells(k_table_compiler);
   };
-  fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size",
-             size_width, "status",
-             "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
+  fmt::print(out, "{:<{}}  {:<{}}  {}{:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size",
+             size_width, candidate(nullptr), "status", "robust", "max|err|", "kernel", "xla ref", "ratio",
+             compiler(nullptr), "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
     ++counts[std::string(to_string(r.status))];
-    fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
-               size_width, to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.speedup), compiler(&r.compiler), note(r));
+    fmt::print(out, "{:<{}}  {:<{}}  {}{:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
+               size_width, candidate(&r), to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error),
+               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.speedup), compiler(&r.compiler),
+               note(r));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-  fmt::print(out, "{} tasks: {}{}\n{}\n{}", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows),
+  fmt::print(out, "{}: {}{}\n{}\n{}", count_rows(rows), tally.empty() ? "none" : tally, recorded_tally(rows),
              passed_tally(rows), sweep_tally(rows));
   if (!rows.empty() && !rows.front().timer.empty())
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
@@ -209,15 +231,21 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
 
 void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
   const bool compiler = options.show_compiler;
+  // A candidate column, as in the text table, when a row is a user candidate.
+  const bool candidates =
+      std::any_of(rows.begin(), rows.end(), [](const summary_row& r) { return !r.candidate.empty(); });
   fmt::print(
       out,
-      "| task | level | size | status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
-      compiler ? compiler_header_cells(k_markdown_compiler) : "");
-  fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
+      "| task | level | size |{} status | robust | max abs error | kernel | XLA reference | ratio (ref/kernel) |{}\n",
+      candidates ? " candidate |" : "", compiler ? compiler_header_cells(k_markdown_compiler) : "");
+  fmt::print(out, "|---|---|---|{}---|---|---|---|---|---|{}\n", candidates ? "---|" : "",
+             compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
-    fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
-               r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)), format_robust(r.robust), format_error(r.max_abs_error),
-               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.speedup),
+    fmt::print(out, "| {} | {} | {} |{} {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
+               candidates ? fmt::format(" {} |", r.candidate.empty() ? "suite" : r.candidate) : "",
+               r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)),
+               format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+               format_us(r.reference_us), format_ratio(r.speedup),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
   fmt::print(out, "\n{}{}\n", passed_tally(rows), recorded_tally(rows));
 }

@@ -3,6 +3,7 @@ candidate) mixed with H200 records (timed with CUPTI, failures): both formats lo
 `datasets.load_dataset` and with pandas, every column of one type across rows; the card's numbers
 are the ones recomputed here from the records; refusals exit 2."""
 import json
+import shutil
 import math
 import re
 import statistics
@@ -14,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from e2e_support import CANDIDATES, run_cli
+from e2e_support import CANDIDATES, ROOT, run_cli
 from pallasbench import filters, record_schema
 from pallasbench.tools import dataset_files
 
@@ -36,8 +37,18 @@ def exported(env, tmp_path_factory):
     proc = run_cli(env, "eval", "--task", "relu", "--candidates", CANDIDATES / "relu_wrong_shape.py",
                    "--size", "small", "--device", "cpu", "--out", base / "failing")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    inputs = [base / "run", base / "failing", *(FIXTURES / f for f in ("gpu_ok.jsonl", "gpu_failures.jsonl",
-                                                                         "cpu_ok.jsonl"))]
+    # gpu_failures.jsonl names --artifacts files paths the fixture does not hold: refused as is,
+    # exported (the files copied into the dataset) once placeholder files stand beside a copy.
+    proc = run_cli(env, "export", FIXTURES / "gpu_failures.jsonl", "--to", base / "refused", timeout=120)
+    assert proc.returncode == 2 and "artifacts/relu.small.23a7bca1/kernel.ptx: no file" in proc.stderr, proc.stderr
+    assert not (base / "refused").exists()
+    (base / "gpu").mkdir()
+    shutil.copy(FIXTURES / "gpu_failures.jsonl", base / "gpu" / "records.jsonl")
+    for record in records_in(base / "gpu"):
+        for entry in (e for e in record["artifacts"].values() if isinstance(e, dict) and "path" in e):
+            (base / "gpu" / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
+            (base / "gpu" / entry["path"]).write_text(f"placeholder for {entry['path']}")
+    inputs = [base / "run", base / "failing", *(FIXTURES / f for f in ("gpu_ok.jsonl", "cpu_ok.jsonl")), base / "gpu"]
     folders = {}
     for fmt in FORMATS:
         folders[fmt] = base / f"dataset_{fmt}"
@@ -52,6 +63,27 @@ def test_the_mix_holds_what_the_export_must_carry(exported):
     assert {"ok", "incorrect", "compile_error", "crashed", "timeout"} <= {r["status"] for r in records}
     assert {r["level"] for r in records} == {1, 2}
     assert any(r["run_id"] == records[0]["run_id"] and r["config"]["device"] == "cpu" for r in records)
+
+
+def test_artifact_files_travel_with_the_dataset(exported):
+    for folder in exported["folders"].values():
+        for record in records_in(exported["base"] / "gpu"):
+            for entry in (e for e in record["artifacts"].values() if isinstance(e, dict) and "path" in e):
+                assert (folder / entry["path"]).read_text() == f"placeholder for {entry['path']}"
+
+
+def test_records_hold_no_absolute_local_path(exported):
+    """Records are read on other machines: the candidate's path and module name are relative to
+    the repository (a candidate outside it keeps its file name alone)."""
+    fresh = records_in(exported["base"] / "run") + records_in(exported["base"] / "failing")
+    assert {r["candidate"]["path"] for r in fresh if r["candidate"]["kind"] == "suite"} == {
+        "tasks/level1/relu.py", "tasks/level1/softmax.py"}
+    candidate = next(r for r in fresh if r["candidate"]["kind"] == "user")
+    expected = (CANDIDATES / "relu_wrong_shape.py").relative_to(ROOT).as_posix()
+    assert candidate["candidate"]["path"] == candidate["module_name"] == expected
+    for record in fresh:
+        for path in (record["candidate"]["path"], record["module_name"]):
+            assert not Path(path).is_absolute() and str(ROOT) not in path, path
 
 
 LEAVES = {"string": (str,), "int64": (int, np.integer), "float64": (float, np.floating), "bool": (bool, np.bool_)}

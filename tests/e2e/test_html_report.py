@@ -6,11 +6,13 @@ import math
 import re
 import shutil
 import subprocess
+from html import unescape
 from pathlib import Path
 
 import pytest
 
 from e2e_support import ROOT, run_cli
+from pallasbench.tools.records import passed as record_passed
 
 FIXTURES = ROOT / "tests" / "fixtures"
 H200_RUN = FIXTURES / "report" / "h200_run.jsonl"
@@ -58,17 +60,56 @@ def body_rows(html: str) -> list[str]:
 def test_every_record_is_a_row_and_every_failure_is_listed(page):
     html = page.read_text()
     records = records_of(H200_RUN, CPU_FAILURES)
-    # The CPU failures are all relu or reduce_sum candidates of distinct files: one row each.
-    keys = {(r["kernel_name"], r["size"], r["candidate"]["kind"], r["candidate"]["path"]) for r in records}
+    # Every record is a row: the CPU failures are relu or reduce_sum candidates of one size.
     rows = body_rows(html)
-    assert len(rows) == len(keys)
-    assert sorted(t for t, _ in rows) == sorted(k[0] for k in keys)
+    assert len(rows) == len(records)
+    assert sorted(t for t, _ in rows) == sorted(r["kernel_name"] for r in records)
     failed = [r for r in records if r["status"] != "ok" or r["result"].get("robustness_passed") is False]
     assert f"<h2>Failures ({len(failed)})</h2>" in html
     assert html.count('<div class="failure"') == len(failed)
     # A failed candidate's stderr tail is on the page (one that wrote bytes that are not UTF-8).
     tails = [r["stderr_tail"] for r in records if r.get("stderr_tail")]
     assert tails and all(f"<pre>{tail}</pre>" in html for tail in tails)
+
+
+def text_rows(stdout: str) -> list[tuple[str, ...]]:
+    """`report`'s table as (task, size, candidate, status, ratio) per row."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("task "))
+    rows = []
+    for line in lines[start + 1:]:
+        if re.match(r"\d+ (tasks|records)", line):
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows.append((cells[0], cells[1], cells[2], cells[3], cells[8]))
+    return rows
+
+
+def html_rows(html: str) -> list[tuple[str, ...]]:
+    tbody = html[html.index('id="tasks"'):]
+    tbody = tbody[tbody.index("<tbody>"):tbody.index("</tbody>")]
+    rows = []
+    for row in re.findall(r"<tr data-task=.*?</tr>", tbody):
+        cells = [unescape(re.sub(r"<small>.*?</small>|<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        rows.append((cells[0], cells[3], cells[4], cells[5], cells[10]))
+    return rows
+
+
+def test_the_text_report_shows_the_same_rows_and_numbers_as_the_html(env, page):
+    """No record hides another: each candidate of one task and size is a row named by its file,
+    in both reports, with the same status and speedup."""
+    proc = run_cli(env, "report", H200_RUN, CPU_FAILURES, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    records = records_of(H200_RUN, CPU_FAILURES)
+    text = text_rows(proc.stdout)
+    assert len(text) == len(records)
+    assert text == html_rows(page.read_text())
+    # Named by the batch request's id where there is one, else by the file's name.
+    names = {r.get("request_id") or Path(r["candidate"]["path"]).name for r in records
+             if r["candidate"]["kind"] == "user"}
+    assert len(names) > 1 and names <= {row[2] for row in text}
+    tasks = len({r["kernel_name"] for r in records})
+    assert f"{len(records)} records of {tasks} tasks: " in proc.stdout
 
 
 def test_header_has_the_runs_machine_and_ceilings(page):
@@ -136,6 +177,8 @@ def test_hostile_record_text_stays_text(env, tmp_path):
     record["error"]["message"] = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
     record["stderr_tail"] = "</pre><iframe src=https://example.com></iframe>"
     record["candidate"]["path"] = '/tmp/"><b>bold</b>.py'
+    record["artifacts"] = {"ptx": {"path": "javascript:alert(1)", "bytes": 1},
+                           "jaxpr_dag": {"nodes": [{"id": 0, "primitive": "<script>x</script>"}], "edges": []}}
     records = tmp_path / "records.jsonl"
     records.write_text(json.dumps(record) + "\n")
     out = tmp_path / "report.html"
@@ -144,6 +187,8 @@ def test_hostile_record_text_stays_text(env, tmp_path):
     assert "<title>PallasBench report</title>" in dom
     assert dom.count("<script") == 1 and "<img" not in dom and "<iframe" not in dom and "<b>bold" not in dom
     assert "&lt;script&gt;document.title" in dom
+    assert 'href="javascript' not in dom and "javascript:alert(1)" in dom  # shown, never a link
+    assert 'data-primitive="&lt;script&gt;x&lt;/script&gt;"' in dom  # the DAG's text stays text
 
 
 def test_bad_input_is_a_usage_error(env, tmp_path):
@@ -156,3 +201,23 @@ def test_bad_input_is_a_usage_error(env, tmp_path):
     proc = run_cli(env, "report", H200_RUN, "--html", tmp_path / "no" / "such" / "r.html", timeout=60)
     assert proc.returncode == 2 and "cannot write" in proc.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_roofline_labels_do_not_overlap(page):
+    """Laid out by the browser: each timed point's label, and no two labels' boxes intersect."""
+    from browser_pipe import Browser
+
+    browser = Browser()
+    try:
+        browser.open(page, 1400, 900)
+        boxes = browser.evaluate("""[...document.querySelectorAll('#roofline-chart g[id^="roofline-label"] text')]
+            .map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.top, r.right, r.bottom]; })""")
+    finally:
+        browser.close()
+    points = [r for r in records_of(H200_RUN, CPU_FAILURES) if record_passed(r) and r.get("roofline", {}).get("flops")
+              and r["roofline"].get("bytes") and r.get("timing", {}).get("median_us")]
+    assert len(boxes) == len(points) > 20
+    overlapping = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                   if a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5 and a[2] < b[4] - 0.5 and b[2] < a[4] - 0.5]
+    assert not overlapping, overlapping[:10]
+

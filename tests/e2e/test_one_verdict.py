@@ -16,8 +16,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
-    """Every fixture record once, each under a task name of its own (the text report keeps one
-    row per task and size), plus one whose `passed` field says what its status alone would not."""
+    """Every fixture record once, each under a task name of its own (the tables' cells are read by
+    task name), plus one whose `passed` field says what its status alone would not."""
     rows = []
     for path in sorted(FIXTURES.glob("*.jsonl")):
         for number, line in enumerate(path.read_text().splitlines()):
@@ -43,7 +43,7 @@ def table_cells(text: str, column: str) -> dict[str, str]:
     end = lines[header].index(column) + len(column)
     cells = {}
     for line in lines[header + 1:]:
-        if re.match(r"\d+ tasks: ", line):
+        if re.match(r"\d+ (tasks|records)", line):
             break
         cells[line.split()[0]] = line[end - 7:end].strip()
     return cells

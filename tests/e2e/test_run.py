@@ -95,7 +95,8 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(env, tmp_path, jobs)
     assert f"{len(first)} task(s) were recorded before" in resumed.stdout
 
 
-def test_report_merges_files_later_wins(env, tmp_path):
+def test_report_shows_every_record_of_every_file(env, tmp_path):
+    """A later record of a task and size hides no earlier one: both runs are rows (issue 39)."""
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     rec = {"kernel_name": "relu", "level": 1, "size": "small", "status": "incorrect",
            "result": {"max_abs_error": 1.0}, "timing": None, "error": {"message": "bad"}}
@@ -103,7 +104,9 @@ def test_report_merges_files_later_wins(env, tmp_path):
     second.write_text(json.dumps({**rec, "status": "ok", "error": None}) + "\n")
     result = run_cli(env, "report", first, second)
     assert result.returncode == 0, result.stderr
-    assert "2 tasks: 1 incorrect, 1 ok" in result.stdout
+    assert "3 records of 2 tasks: 2 incorrect, 1 ok" in result.stdout
+    rows = [line.split()[:3] for line in result.stdout.splitlines()[1:4]]
+    assert rows == [["relu", "small", "incorrect"], ["add", "small", "incorrect"], ["relu", "small", "ok"]]
     broken = tmp_path / "broken.jsonl"
     broken.write_text("{not json\n")
     bad = run_cli(env, "report", broken)

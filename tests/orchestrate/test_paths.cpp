@@ -50,3 +50,12 @@ TEST(Scratch, FolderIsPrivateNamedWithPidAndRemoved) {
 
 }  // namespace
 }  // namespace pallasbench
+
+TEST(PortablePath, RecordsKeepNoAbsolutePath) {
+  const auto root = pallasbench::project_root();
+  EXPECT_EQ(pallasbench::portable_path(root / "tasks" / "level1" / "relu.py"), "tasks/level1/relu.py");
+  EXPECT_EQ(pallasbench::portable_path(root / "tests" / ".." / "tasks" / "x.py"), "tasks/x.py");
+  // Outside the project and the working directory: the file's name alone.
+  EXPECT_EQ(pallasbench::portable_path("/nonexistent-pallasbench/elsewhere/mine.py"), "mine.py");
+  EXPECT_EQ(pallasbench::portable_path("relative/k.py"), "relative/k.py");
+}

@@ -222,3 +222,32 @@ def test_no_number_in_the_card_is_a_missing_value(files):
     for line in rates:
         for cell in (c.strip() for c in line.strip("| ").split("|")[1:]):
             assert re.fullmatch(r"\d+|\d+/\d+ \(\d+\.\d%\)|\d+\.\d{3}x|-", cell), line
+
+
+def test_artifact_files_are_copied_into_the_dataset_or_the_export_is_refused(tmp_path, capsys):
+    """--artifacts files records name files beside them: export carries them, or refuses naming
+    each missing one (never a dataset whose paths dangle)."""
+    record = copy.deepcopy(records_of(FIXTURES / "gpu_ok.jsonl")[0])
+    texts = {}
+    for key in ("ptx", "sass"):
+        texts[key] = record["artifacts"][key]["text"]
+        record["artifacts"][key] = {"path": f"artifacts/{record['kernel_name']}.small/kernel.{key}",
+                                    "bytes": len(texts[key])}
+    run = tmp_path / "run"
+    run.mkdir()
+    write(run / "records.jsonl", [record])
+    assert main(export.run, ["--to", str(tmp_path / "refused"), str(run)]) == USAGE
+    err = capsys.readouterr().err
+    assert all(f"artifacts.{key}.path {record['artifacts'][key]['path']}: no file" in err for key in texts), err
+    assert not (tmp_path / "refused").exists()
+    for key, text in texts.items():
+        (run / record["artifacts"][key]["path"]).parent.mkdir(parents=True, exist_ok=True)
+        (run / record["artifacts"][key]["path"]).write_text(text)
+    assert main(export.run, ["--to", str(tmp_path / "dataset"), str(run)]) == 0
+    assert "and 2 artifact files" in capsys.readouterr().out
+    for key, text in texts.items():
+        assert (tmp_path / "dataset" / record["artifacts"][key]["path"]).read_text() == text
+    record["artifacts"]["ptx"]["path"] = "../../etc/passwd"
+    write(run / "records.jsonl", [record])
+    assert main(export.run, ["--to", str(tmp_path / "escaped"), str(run)]) == USAGE
+    assert "../../etc/passwd is not inside the run folder" in capsys.readouterr().err

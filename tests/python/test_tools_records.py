@@ -35,11 +35,15 @@ def test_a_corrupt_line_inside_names_file_and_line(tmp_path):
         records_io.read(str(tmp_path / "absent"))
 
 
-def test_latest_keeps_one_record_per_task_size_and_candidate(tmp_path):
+def test_every_record_is_kept_and_candidates_are_named(tmp_path):
     later = {**RECORD, "status": "incorrect"}
-    other = {**RECORD, "candidate": {"kind": "user", "path": "mine.py"}}
-    kept = records_io.latest([(RECORD, None), (other, None), (later, None)])
-    assert [r for r, _ in kept] == [later, other]
+    other = {**RECORD, "candidate": {"kind": "user", "path": "/somewhere/mine.py"}}
+    requested = {**other, "request_id": "attempt-3"}
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (RECORD, other, later, requested)))
+    kept = [r for r, _ in records_io.read_all([str(tmp_path)])]
+    assert [r["status"] for r in kept] == ["ok", "ok", "incorrect", "ok"]
+    assert [records_io.candidate_name(r) for r in kept] == ["suite", "mine.py", "suite", "attempt-3"]
 
 
 def test_main_maps_errors_to_the_clis_exit_codes(capsys):

@@ -27,10 +27,10 @@ def test_a_timed_record_gives_medians_cis_speedup_and_roofline():
 
 def test_the_failing_filter_is_one_that_ran():
     rows = [row_of(r) for r in records("report/h200_run.jsonl")]
-    dead = next(r for r in rows if r.candidate.endswith("softmax_dead_pallas.py"))
+    dead = next(r for r in rows if r.candidate.endswith("softmax_dead_pallas"))
     assert dead.status == "timing_rejected" and dead.failing_filter == "source_analysis"
     assert "outside the Pallas kernels" in dead.filter_reason and not dead.passed
-    wrong = next(r for r in rows if r.candidate.endswith("softmax_float16_out.py"))
+    wrong = next(r for r in rows if r.candidate.endswith("softmax_float16_out"))
     assert wrong.status == "incorrect" and wrong.failing_filter == "" and "float16" in wrong.message
 
 

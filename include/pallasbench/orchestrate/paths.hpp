@@ -10,6 +10,11 @@ namespace pallasbench {
 // executable's folder (build/..), else the source folder this binary was configured from.
 [[nodiscard]] std::filesystem::path project_root();
 
+// A file's path as a record keeps it, never absolute (a record is read on other machines): relative
+// to the project root when the file is under it ("tests/candidates/x.py"), else relative to the
+// working directory when under that, else the file's name alone.
+[[nodiscard]] std::string portable_path(const std::filesystem::path& path);
+
 // $PALLASBENCH_PYTHON, else <root>/.venv/bin/python when it exists, else python3 on PATH.
 [[nodiscard]] std::filesystem::path python_executable(const std::filesystem::path& root);
 

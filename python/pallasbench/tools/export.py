@@ -2,9 +2,14 @@
 dataset hub accepts: data/train-00000-of-00001.<format>, every row of the one record schema
 (docs/record_schema.json), and a README.md card computed from the records (docs/export.md).
 
+Compiler artifacts a run wrote as files (`--artifacts files`: `artifacts.<ptx|sass|ptxas|pass_trail>.path`,
+relative to the records file's folder) are copied into the dataset folder at the same relative
+path, so the exported records' paths hold there.
+
 Refused (exit 2): a --to that exists and is not an empty folder, an input that cannot be read,
 records of another schema_version than each other or than the schema's, a record outside the
-schema, two different records under one uuid."""
+schema, two different records under one uuid, an artifact file that is missing (named, never a
+dataset with dangling paths) or whose path is absolute or leaves its run folder."""
 from __future__ import annotations
 
 import argparse
@@ -71,6 +76,42 @@ def unique(items: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
     return out
 
 
+def artifact_files(items: list[tuple[dict, Source]]) -> dict[Path, Path]:
+    """The artifact files the records name: their path in the dataset -> the file to copy. A
+    missing file, a path that is absolute or climbs out of its run folder, or one path naming two
+    different files is refused, naming each."""
+    wanted: dict[Path, Path] = {}
+    problems: list[str] = []
+    for record, source in items:
+        artifacts = record.get("artifacts") if isinstance(record.get("artifacts"), dict) else {}
+        for key, entry in artifacts.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                continue
+            relative = Path(entry["path"])
+            if relative.is_absolute() or ".." in relative.parts:
+                problems.append(f"{where(source)}: artifacts.{key}.path {entry['path']} is not inside the run folder")
+                continue
+            file = source.path.parent / relative
+            if not file.is_file():
+                problems.append(f"{where(source)}: artifacts.{key}.path {entry['path']}: no file {file}")
+            elif relative in wanted and wanted[relative].read_bytes() != file.read_bytes():
+                problems.append(f"{where(source)}: artifacts.{key}.path {entry['path']} names two different files "
+                                f"({wanted[relative]} and {file})")
+            else:
+                wanted[relative] = file
+    if problems:
+        shown = "\n  ".join(problems[:20]) + (f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else "")
+        raise ToolUsageError(f"{len(problems)} artifact file(s) cannot be exported (copy the run's artifacts/ "
+                             f"folder beside its records file, or run with --artifacts inline):\n  {shown}")
+    return wanted
+
+
+def copy_artifacts(files: dict[Path, Path], folder: Path) -> None:
+    for relative, file in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, folder / relative)
+
+
 def write_dataset(records: list[dict], folder: Path, fmt: str) -> Path:
     # Imported here: pyarrow and datasets take seconds to load, and refusals should not wait.
     from pallasbench.tools import dataset_card, dataset_files
@@ -106,13 +147,20 @@ def run(argv: list[str]) -> int:
         raise ToolUsageError(f"no records in {', '.join(args.inputs)}")
     check_schema_version(items)
     items = unique(items)
+    artifacts = artifact_files(items)
     from pallasbench.tools import dataset_files
 
     dataset_files.check_conforming(items, dataset_files.export_schema())
     records = [record for record, _ in items]
     written: list[Path] = []
-    write_whole(target, lambda folder: written.append(write_dataset(records, folder, args.format)))
-    print(f"exported {len(records)} records to {target / written[0]} with {target / 'README.md'}")
+
+    def fill(folder: Path) -> None:
+        written.append(write_dataset(records, folder, args.format))
+        copy_artifacts(artifacts, folder)
+
+    write_whole(target, fill)
+    copied = f" and {len(artifacts)} artifact files" if artifacts else ""
+    print(f"exported {len(records)} records to {target / written[0]} with {target / 'README.md'}{copied}")
     return 0
 
 

@@ -13,22 +13,35 @@ from pathlib import Path
 
 from pallasbench.tools import ToolUsageError, main
 from pallasbench.tools import records as records_io
-from pallasbench.tools.report_charts import SLOW_LINE, category_colours, ratio_text, roofline_chart, speedup_chart
+from pallasbench.tools.report_charts import (SLOW_LINE, category_colours, ratio_text, roofline_chart, sizes_chart,
+                                             speedup_chart)
 from pallasbench.tools.report_data import Group, Header, Row, groups, header_of, row_of
+from pallasbench.tools.report_task import anchor, task_sections
 
 CSS = """
 body { font: 13px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1b1b; }
 h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 8px 0; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; } td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { background: #f3f3f3; } #tasks { font-size: 12px; } td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td small { display: block; color: #666; font-size: 11px; }
 table.sortable th { cursor: pointer; user-select: none; }
 th[data-order=asc]::after { content: " \\25B2"; } th[data-order=desc]::after { content: " \\25BC"; }
 .ok { color: #17692f; } .bad { color: #a4161a; font-weight: 600; } .muted { color: #777; }
 pre { background: #f7f7f7; padding: 6px; max-height: 220px; overflow: auto; white-space: pre-wrap; }
 .chart svg { max-width: 100%; height: auto; } .note { color: #555; max-width: 60em; }
-td.reason { max-width: 24em; }
+td.reason { max-width: 16em; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; }
+#tasks th { white-space: normal; }
+#tasks th:first-child, #tasks td:first-child { position: sticky; left: 0; z-index: 1; background: #fff;
+  box-shadow: 1px 0 0 #ddd; }
+#tasks th:first-child { background: #f3f3f3; z-index: 2; }
+details.task-detail { border: 1px solid #ddd; margin: 4px 0; padding: 2px 8px; }
+details.task-detail > summary { cursor: pointer; font-size: 14px; }
+section.record { border-top: 1px solid #eee; margin-top: 6px; }
+h4 { margin: 8px 0 4px; } h5 { margin: 6px 0 2px; font-size: 12px; }
+pre.traceback { max-height: 320px; }
+.dag-box { max-height: 420px; overflow: auto; border: 1px solid #eee; }
 """
 
 # Click a header to sort by it (again: the other way). `#sort=<column>:<asc|desc>` in the address
@@ -56,14 +69,21 @@ document.querySelectorAll("table.sortable").forEach(table => {
   [...table.tHead.rows[0].cells].forEach(th => th.addEventListener("click", () =>
     sortTable(table, th.dataset.key, th.dataset.order === "asc" ? "desc" : "asc")));
 });
+// `#task-<name>` (a link to a task) opens its section.
+function openTask() {
+  const target = location.hash.startsWith("#task-") && document.getElementById(location.hash.slice(1));
+  if (target && target.tagName === "DETAILS") { target.open = true; target.scrollIntoView(); }
+}
+window.addEventListener("hashchange", openTask);
+openTask();
 const wanted = /^#sort=([\\w-]+):(asc|desc)$/.exec(location.hash);
 if (wanted) document.querySelectorAll("table.sortable").forEach(t => sortTable(t, wanted[1], wanted[2]));
 """
 
-COLUMNS = (("task", "task"), ("level", "level"), ("category", "category"), ("size", "size"),
+COLUMNS = (("task", "task"), ("level", "lvl"), ("category", "category"), ("size", "size"),
            ("candidate", "candidate"), ("status", "status"), ("robust", "robust"),
            ("filter", "failing filter"), ("kernel", "kernel µs [CI95]"), ("xla", "XLA µs [CI95]"),
-           ("speedup", "speedup [CI95]"), ("roofline", "% of roofline"), ("registers", "regs"),
+           ("speedup", "speedup [CI95]"), ("roofline", "% roof- line"), ("registers", "regs"),
            ("spills", "spills"), ("tensor-core", "tensor core"))
 
 
@@ -79,6 +99,12 @@ def cell(text, sort_value=None, numeric=False, css="", detail="") -> str:
     return f"<td{attributes}>{esc(text)}" + (f"<small>{esc(detail)}</small>" if detail else "") + "</td>"
 
 
+def breakable(text) -> str:
+    """Escaped text that may wrap after "_" and "/" (long task names and sizes keep the table
+    within 1280 px)."""
+    return esc(text).replace("_", "_<wbr>").replace("/", "/<wbr>")
+
+
 def interval_text(interval, digits: int) -> str:
     return f"[{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]" if interval else ""
 
@@ -89,8 +115,8 @@ def task_row(row: Row) -> str:
     robust = "-" if row.robust is None else ("yes" if row.robust else "no")
     status_css = "ok" if row.status == "ok" else "bad"
     cells = [
-        cell(row.task), cell(row.level if row.level is not None else "-", row.level, numeric=True),
-        cell(row.category), cell(row.size), cell(row.candidate), cell(row.status, css=status_css),
+        f'<td><a href="#{anchor(row.task)}">{breakable(row.task)}</a></td>', cell(row.level if row.level is not None else "-", row.level, numeric=True),
+        f"<td>{breakable(row.category)}</td>", f"<td>{breakable(row.size)}</td>", f"<td>{breakable(row.candidate)}</td>", cell(row.status, css=status_css),
         cell(robust, css="bad" if row.robust is False else ""),
         f'<td class="reason" title="{esc(row.filter_reason)}">{esc(row.failing_filter)}'
         + (f'<br><span class="muted">{esc(row.filter_reason)}</span>' if row.filter_reason else "") + "</td>",
@@ -100,8 +126,8 @@ def task_row(row: Row) -> str:
              detail=clock or interval_text(row.xla_ci, 3)),
         cell(ratio_text(row.speedup), row.speedup, numeric=True, detail=interval_text(row.speedup_ci, 2),
              css="bad" if row.speedup is not None and row.speedup < SLOW_LINE else ""),
-        cell("-" if row.pct_roofline is None else f"{row.pct_roofline:.1f}% ({row.bound})", row.pct_roofline,
-             numeric=True),
+        cell("-" if row.pct_roofline is None else f"{row.pct_roofline:.1f}%", row.pct_roofline, numeric=True,
+             detail=row.bound),
         cell("-" if row.registers is None else row.registers, row.registers, numeric=True),
         cell("-" if row.spills is None else ("yes" if row.spills else "no"), css="bad" if row.spills else ""),
         cell(row.tensor_core or "-"),
@@ -112,7 +138,8 @@ def task_row(row: Row) -> str:
 def task_table(rows: list[Row]) -> str:
     heads = "".join(f'<th data-key="{key}">{esc(label)}</th>' for key, label in COLUMNS)
     body = "\n".join(task_row(row) for row in rows)
-    return f'<table class="sortable" id="tasks"><thead><tr>{heads}</tr></thead><tbody>\n{body}\n</tbody></table>'
+    return (f'<div class="scroll" id="tasks-box"><table class="sortable" id="tasks"><thead><tr>{heads}</tr></thead>'
+            f"<tbody>\n{body}\n</tbody></table></div>")
 
 
 def definition_table(pairs: list[tuple[str, str]]) -> str:
@@ -151,10 +178,13 @@ def failures_section(rows: list[Row]) -> str:
     for row in failed:
         why = row.message or (f"filter {row.failing_filter}: {row.filter_reason}" if row.failing_filter else "")
         tail = f"<pre>{esc(row.stderr_tail)}</pre>" if row.stderr_tail else ""
+        if row.traceback:
+            tail += f'<details><summary>traceback</summary><pre class="traceback">{esc(row.traceback)}</pre></details>'
         verdict = "ok, not robust" if row.status == "ok" else row.status
         items.append(f'<div class="failure" data-task="{esc(row.task)}"><h3>{esc(row.task)} ({esc(row.size)}, '
                      f'{esc(row.candidate)}): <span class="bad">{esc(verdict)}</span>'
-                     f'{" in " + esc(row.phase) if row.phase else ""}</h3><p>{esc(why)}</p>{tail}</div>')
+                     f'{" in " + esc(row.phase) if row.phase else ""}</h3><p>{esc(why)} '
+                     f'<a href="#{anchor(row.task)}">details</a></p>{tail}</div>')
     return f"<h2>Failures ({len(failed)})</h2>" + "\n".join(items)
 
 
@@ -163,7 +193,17 @@ def chart_section(title: str, chart_id: str, svg: str | None, absent: str, note:
     return f"<h2>{esc(title)}</h2>" + (f'<p class="note">{esc(note)}</p>' if note else "") + body
 
 
-def page(rows: list[Row], header: Header) -> str:
+def size_charts(rows: list[Row]) -> dict[str, str]:
+    """Each task's plot over sizes and backends, where its records span several."""
+    by_task: dict[str, list[Row]] = {}
+    for row in rows:
+        by_task.setdefault(row.task, []).append(row)
+    charts = {task: sizes_chart(found) for task, found in by_task.items()}
+    return {task: svg for task, svg in charts.items() if svg}
+
+
+def page(records: list[dict], header: Header, folders: list[Path] | None = None) -> str:
+    rows = [row_of(r) for r in records]
     colours = category_colours(rows)
     statuses: dict[str, int] = {}
     for row in rows:
@@ -190,6 +230,7 @@ def page(rows: list[Row], header: Header) -> str:
         "<h2>Tasks</h2><p class=note>Click a column to sort. % of roofline: achieved over min(peak, intensity "
         "x bandwidth), from the record's roofline fields.</p>", task_table(rows),
         failures_section(rows),
+        task_sections(records, folders or [None] * len(records), size_charts(rows)),
         f"<script>{SCRIPT}</script></body></html>", ""])
 
 
@@ -198,10 +239,10 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, help="the HTML file to write")
     parser.add_argument("inputs", nargs="+", help="run folders or records.jsonl files")
     args = parser.parse_args(argv)
-    items = records_io.latest(records_io.read_all(args.inputs))
+    items = records_io.read_all(args.inputs)  # every record a row, as `report`'s text table
     records = [record for record, _ in items]
     header = header_of(records, [str(records_io.records_path(a)) for a in args.inputs])
-    text = page([row_of(r) for r in records], header)
+    text = page(records, header, [source.path.parent for _, source in items])
     out = Path(args.out)
     try:
         out.write_text(text, encoding="utf-8")

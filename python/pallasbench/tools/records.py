@@ -1,5 +1,7 @@
-"""Reading the records of runs for the tools: run folders (their records.jsonl) or records files,
-in order, each record with where it came from."""
+"""The one reader of records for the Python tools (the HTML report's rows, export and its dataset
+card): run folders (their records.jsonl) or records files, every record in file order, each with
+where it came from. Nothing is dropped or replaced: a candidate, a second size or a second run of
+a task is a row of its own, as in `report`'s text table (the binary's reader, load_records)."""
 from __future__ import annotations
 
 import json
@@ -36,6 +38,19 @@ def speedup(record: dict) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def candidate_name(record: dict) -> str:
+    """"suite" for the task's own kernel; a user candidate by its batch request's id (a source
+    string's file name is made up), else its file's name: `report`'s text table names it by the
+    same rule (summary_row::from_record)."""
+    candidate = record.get("candidate") or {}
+    if candidate.get("kind") == "suite":
+        return "suite"
+    request = record.get("request_id")
+    if isinstance(request, str) and request:
+        return request
+    return Path(str(candidate.get("path", "?"))).name
 
 
 def records_path(argument: str) -> Path:
@@ -81,20 +96,3 @@ def read_all(arguments: list[str]) -> list[tuple[dict, Source]]:
     if not arguments:
         raise ToolUsageError("no records given")
     return [item for argument in arguments for item in read(argument)]
-
-
-def latest(items: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
-    """One record per (task, size, dtype, backend, candidate file): a later one replaces an earlier, as
-    `report` does, in the order first seen."""
-    kept: dict[tuple, int] = {}
-    out: list[tuple[dict, Source]] = []
-    for record, source in items:
-        candidate = record.get("candidate") or {}
-        key = (record["kernel_name"], record.get("size"), record.get("dtype", "float32"),
-               (record.get("config") or {}).get("backend"), candidate.get("kind"), candidate.get("path"))
-        if key in kept:
-            out[kept[key]] = (record, source)
-        else:
-            kept[key] = len(out)
-            out.append((record, source))
-    return out

@@ -95,7 +95,6 @@ def roofline_chart(rows: list[Row], ceilings: list[Ceiling], colours: dict[str, 
             axes.plot([row.intensity, row.intensity], [kernel, xla], color=colour, linewidth=0.8)
             axes.plot(row.intensity, xla, marker="o", markerfacecolor="white", markeredgecolor=colour, markersize=5)
         axes.plot(row.intensity, kernel, marker="o", color=colour, markersize=5)
-        axes.annotate(row.task, (row.intensity, kernel), xytext=(3, 2), textcoords="offset points", fontsize=5)
     lo = min(r.intensity for r in points) / 3
     hi = max(max(r.intensity for r in points) * 3, 1.0)
     top = max(c.value for c in compute) if compute else None
@@ -115,6 +114,11 @@ def roofline_chart(rows: list[Row], ceilings: list[Ceiling], colours: dict[str, 
     axes.set_xlim(lo, hi)
     ys = [_tflops(r.flops, r.kernel_us) for r in points] + [_tflops(r.flops, r.xla_us) for r in points if r.xla_us]
     axes.set_ylim(min(ys) / 3, (top or max(ys)) * 3)
+    # The ceilings' labels are fixed (font 6, at the left of the bandwidth line, right-aligned at
+    # the right end of each compute line): the points' labels keep clear of them.
+    fixed = [(f"{c.name}: {c.value:.0f} GB/s", xs[10], xs[10] * c.value * 1e9 / 1e12, 4.0, False) for c in bandwidth]
+    fixed += [(f"{c.name}: {c.value:.1f} TFLOP/s", hi, c.value, 3.0, True) for c in compute]
+    _place_labels(figure, axes, [(_label(r), r.intensity, _tflops(r.flops, r.kernel_us)) for r in points], fixed)
     axes.set_xlabel("arithmetic intensity (FLOP / byte, from the task's FLOP and byte counts)")
     axes.set_ylabel("achieved TFLOP/s")
     axes.grid(which="major", linewidth=0.3, alpha=0.5)
@@ -122,6 +126,86 @@ def roofline_chart(rows: list[Row], ceilings: list[Ceiling], colours: dict[str, 
                Line2D([], [], marker="o", markerfacecolor="white", markeredgecolor="gray", linestyle="",
                       label="XLA reference")]
     axes.legend(handles=handles, loc="lower right", fontsize=6)
+    return _svg(figure)
+
+
+LABEL_POINTS = 5.0  # the roofline labels' font size
+
+
+def label_box(x: float, y: float, text: str) -> tuple[float, float, float, float]:
+    """A label's box in display points from its anchor (left, baseline): an upper bound on its
+    extent for a font of LABEL_POINTS (a character is at most 0.62 em wide)."""
+    return x, y - 0.25 * LABEL_POINTS, x + 0.62 * LABEL_POINTS * len(text), y + LABEL_POINTS
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _place_labels(figure: Figure, axes, labels: list[tuple[str, float, float]], fixed: list[tuple]) -> None:
+    """Each point's label where it overlaps no label placed before nor a fixed one (text, x, y,
+    offset up in points, right-aligned; font 6): the first free spot of a spiral of offsets around
+    the point, then of a column beside it, joined to it by a thin line when moved away."""
+    to_points = axes.transData + figure.dpi_scale_trans.inverted()  # data -> inches
+    placed: list[tuple[float, float, float, float]] = []
+    for text, x, y, up, right in fixed:
+        px, py = (v * 72 for v in to_points.transform((x, y)))
+        width = 0.62 * 6 * len(text)
+        placed.append((px - width if right else px, py + up - 1.5, px if right else px + width, py + up + 6))
+    # Near the point first, then a column of slots beside it (many candidates of one task share
+    # one intensity: their labels stack there).
+    offsets = [(3.0, 2.0)] + [(dx * r, dy * r) for r in (6, 12, 18, 26, 36, 48)
+                              for dx, dy in ((1, 1), (1, -1.4), (-1, 1), (-1, -1.4), (0.3, 2), (0.3, -2.5))]
+    offsets += [(side * 40.0, step * sign * 1.3 * LABEL_POINTS) for step in range(1, 200)
+                for side in (1, -1) for sign in (1, -1)]
+    for text, x, y in sorted(labels, key=lambda item: (item[1], item[2])):
+        px, py = (v * 72 for v in to_points.transform((x, y)))
+        width = 0.62 * LABEL_POINTS * len(text)
+        for dx, dy in offsets:
+            left = px + dx if dx >= 0 else px + dx - width
+            box = label_box(left, py + dy, text)
+            if not any(_overlaps(box, other) for other in placed):
+                break
+        placed.append(box)
+        moved = (dx, dy) != offsets[0]
+        axes.annotate(text, (x, y), xytext=(left - px, py + dy - py), textcoords="offset points",
+                      fontsize=LABEL_POINTS, gid="roofline-label",
+                      arrowprops={"arrowstyle": "-", "color": "gray", "linewidth": 0.3} if moved else None)
+
+
+SIZE_ORDER = ("tiny", "small", "medium", "large", "xlarge")
+
+
+def sizes_chart(rows: list[Row]) -> str | None:
+    """One task's kernel time over sizes, a line per backend and dtype (mosaic_gpu and triton side
+    by side), XLA's dashed; None unless its timed rows span several sizes or backends."""
+    timed = [r for r in rows if r.kernel_us and r.candidate == "suite"]
+    series: dict[str, list[Row]] = {}
+    for row in timed:
+        parts = row.size.split("/")
+        backend = "mosaic_gpu" if "mosaic_gpu" in parts else "triton"
+        dtype = next((p for p in parts[1:] if p != "mosaic_gpu"), "float32")
+        series.setdefault(f"{backend} {dtype}", []).append(row)
+    sizes = sorted({r.size.split("/")[0] for r in timed},
+                   key=lambda s: SIZE_ORDER.index(s) if s in SIZE_ORDER else len(SIZE_ORDER))
+    if len(sizes) < 2 and len(series) < 2:
+        return None
+    figure = Figure(figsize=(4.6, 2.4))
+    axes = figure.add_subplot()
+    axes.set_yscale("log")
+    for index, (name, found) in enumerate(sorted(series.items())):
+        found = sorted(found, key=lambda r: sizes.index(r.size.split("/")[0]))
+        xs = [sizes.index(r.size.split("/")[0]) + (index - (len(series) - 1) / 2) * 0.08 for r in found]
+        colour = f"C{index}"
+        axes.plot(xs, [r.kernel_us for r in found], marker="o", color=colour, label=f"{name} kernel")
+        xla = [(x, r.xla_us) for x, r in zip(xs, found) if r.xla_us]
+        if xla:
+            axes.plot(*zip(*xla), marker="x", linestyle="--", color=colour, linewidth=0.8, label=f"{name} XLA")
+    axes.set_xticks(range(len(sizes)), sizes)
+    axes.set_xlim(-0.5, len(sizes) - 0.5)
+    axes.set_ylabel("median µs")
+    axes.grid(axis="y", which="both", linewidth=0.3, alpha=0.5)
+    axes.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _svg(figure)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pallasbench.tools import records as record_reader
 
@@ -58,6 +57,7 @@ class Row:
     message: str = ""
     phase: str = ""
     stderr_tail: str = ""
+    traceback: str = ""  # error.traceback: the worker's Python traceback of a failure
 
     @property
     def intensity(self) -> float | None:
@@ -77,13 +77,6 @@ def _failing_filter(record: dict) -> tuple[str, str]:
     return "", ""
 
 
-def _candidate(record: dict) -> str:
-    candidate = record.get("candidate") or {}
-    if candidate.get("kind") == "suite":
-        return "suite"
-    return Path(str(candidate.get("path", "?"))).name
-
-
 def _size(record: dict) -> str:
     """The size, the dtype beside it when not float32 ("small/bfloat16") and Mosaic GPU when the
     suite's Mosaic GPU kernel ran, as `report` shows it."""
@@ -100,10 +93,11 @@ def row_of(record: dict) -> Row:
     name, reason = _failing_filter(record)
     row = Row(task=str(record.get("kernel_name", "?")), level=record.get("level"),
               category=str(record.get("category", "")), size=_size(record),
-              status=str(record.get("status", "?")), candidate=_candidate(record), passed=record_reader.passed(record),
+              status=str(record.get("status", "?")), candidate=record_reader.candidate_name(record), passed=record_reader.passed(record),
               robust=_at(record, "result", "robustness_passed"), failing_filter=name, filter_reason=reason,
               timer=str(timing.get("timer", "")), message=str(_at(record, "error", "message", default="")),
-              phase=str(_at(record, "error", "phase", default="")), stderr_tail=str(record.get("stderr_tail", "")))
+              phase=str(_at(record, "error", "phase", default="")), stderr_tail=str(record.get("stderr_tail", "")),
+              traceback=str(_at(record, "error", "traceback", default="") or ""))
     row.kernel_us, row.kernel_ci = _number(timing.get("median_us")), _interval(timing.get("ci95_us"))
     row.xla_us = _number(timing.get("reference_median_us"))
     row.xla_ci = _interval(_at(timing, "reference", "ci95_us"))
@@ -188,7 +182,6 @@ ENVIRONMENT_FIELDS = (("GPU", ("environment", "gpu_name")), ("driver", ("environ
                       ("python", ("environment", "python")), ("backend", ("environment", "backend")),
                       ("timer", ("environment", "gpu", "timer")), ("host", ("environment", "hostname")))
 FLAG_FIELDS = (("device", ("config", "device")), ("size", ("config", "size")), ("dtype", ("dtype",)),
-               ("seeds", ("config", "seeds")),
                ("timeout_s", ("config", "timeout_s")), ("L2 flushed", ("timing", "l2_flush")),
                ("reference precision", ("timing", "reference_precision")),
                ("compile cache", ("compile", "cache", "enabled")), ("lanes", ("placement", "lanes")))
@@ -215,9 +208,12 @@ def _ceilings(records: list[dict]) -> tuple[list[Ceiling], str]:
 def header_of(records: list[dict], files: list[str]) -> Header:
     ceilings, method = _ceilings(records)
     sources = _distinct(_at(r, "seed", "source") for r in records)
-    counts = _distinct(len(r["seeds"]) for r in records if isinstance(r.get("seeds"), list))
-    seeds = (f"drawn per record ({', '.join(sources) or 'source not recorded'}); check seeds per record: "
-             f"{', '.join(counts) or '?'} (each record's `seeds` lists them)")
+    counts = _distinct(len(r["seeds"]) for r in records if isinstance(r.get("seeds"), list) and r["seeds"])
+    asked = _distinct(_at(r, "config", "seeds") for r in records)
+    # Said once: how many seeds were asked for (--seeds), how many each record checked, and where
+    # they came from; each task's section lists a record's seeds with their errors.
+    seeds = (f"{', '.join(asked) or '?'} asked (--seeds), {', '.join(counts) or 'none'} checked per record, "
+             f"drawn per record ({', '.join(sources) or 'source not recorded'}); each task's section lists them")
     return Header(records=len(records), files=files, run_ids=_distinct(r.get("run_id") for r in records),
                   environment={label: _distinct(_at(r, *path) for r in records) for label, path in ENVIRONMENT_FIELDS},
                   ceilings=ceilings, ceilings_method=method,

@@ -36,6 +36,12 @@ void validate(const evaluation_flags& flags);
 // `run --out` wrote it; usage_error when there is no such file.
 [[nodiscard]] std::filesystem::path records_file(const std::string& argument);
 
+// The one reader of records files for the commands that read runs (report; compare should call it
+// too): every record of each argument (a run folder or a records file), in file order, none
+// dropped or replaced by a later one. A cut last line is skipped with a warning on stderr; a
+// corrupt line or a record of no known status is a usage_error naming file:line.
+[[nodiscard]] std::vector<nlohmann::json> load_records(const std::vector<std::string>& arguments);
+
 // --resume: the records already in the file, read under its lock.
 [[nodiscard]] std::map<std::string, nlohmann::json> resumed(const evaluation_flags& flags, const record_writer* writer);
 
