@@ -14,7 +14,6 @@
 #include "detail/command_setup.hpp"
 #include "pallasbench/cli/commands.hpp"
 #include "pallasbench/orchestrate/paths.hpp"
-#include "pallasbench/record/jsonl.hpp"
 #include "pallasbench/report/compare.hpp"
 
 namespace pallasbench {
@@ -23,14 +22,8 @@ namespace {
 using nlohmann::json;
 using runs = std::vector<std::vector<json>>;
 
-std::vector<json> load(const std::string& argument) {
-  const auto path = detail::records_file(argument);
-  try {
-    return read_records(path, &std::cerr);  // a cut last line is skipped with a warning
-  } catch (const std::runtime_error& e) {   // a corrupt line: the message names file:line
-    throw usage_error(e.what());
-  }
-}
+// One run's records, read as `report` reads them (detail::load_records).
+std::vector<json> load(const std::string& argument) { return detail::load_records({argument}); }
 
 // A side's runs: one records file or folder, or several comma-separated.
 runs load_side(const std::string& argument, int repetitions, std::string_view which) {
