@@ -66,7 +66,8 @@ candidate_spec user_candidate(const json& facts, const std::string& path) {
           facts.value("source", ""),
           facts.value("bundled_source", ""),
           facts.value("encoding", ""),
-          facts.value("refused", "")};
+          facts.value("refused", ""),
+          ""};
 }
 
 // The evaluations the plan asks for, in the order their records are written (bar a batch's), each
@@ -98,7 +99,10 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
       if (it == by_name.end())
         throw usage_error(
             fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line, r.id, r.task));
-      jobs.push_back(job(*it->second, facts(r.path), r.size.value_or(base.size), r.dtype.value_or(base.dtype), r.id));
+      auto candidate = facts(r.path);
+      if (r.inline_source) candidate.recorded_name = "request:" + r.id;
+      jobs.push_back(
+          job(*it->second, std::move(candidate), r.size.value_or(base.size), r.dtype.value_or(base.dtype), r.id));
     }
     return jobs;
   }

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "detail/cells.hpp"
 #include "pallasbench/record/record.hpp"
@@ -41,6 +43,34 @@ std::vector<std::string> lowering_lines(const json& lowering) {
     for (const auto& fix : lowering["fixes"])
       if (fix.is_string()) lines.push_back("fix: " + fix.get<std::string>());
   return lines;
+}
+
+// The first failed case's hint and worst elements (correctness.seeds[]/stress[]: worst, hint) as
+// the lines under an incorrect record's progress line: where it differs, by how much, and why.
+std::vector<std::string> mismatch_lines(const json& record) {
+  const auto ptr = "/correctness"_json_pointer;
+  if (!record.contains(ptr) || !record[ptr].is_object()) return {};
+  // A NaN/Inf is left out of the record (no field is ever null): "nan/inf" here.
+  const auto cell = [](const json& v) { return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "nan/inf"; };
+  for (const char* cases : {"seeds", "stress"}) {
+    const auto& all = record[ptr].value(cases, json::array());
+    for (const auto& c : all) {
+      if (!c.is_object() || c.value("passed", true)) continue;
+      std::vector<std::string> lines;
+      if (const auto hint = c.value("hint", std::string()); !hint.empty()) lines.push_back("hint: " + hint);
+      const auto& worst = c.value("worst", json::array());
+      if (!worst.empty())
+        lines.push_back(fmt::format("{:<16}  {:>13}  {:>13}  {:>11}", "index", "candidate", "reference", "|error|"));
+      for (const auto& w : worst)
+        lines.push_back(fmt::format(
+            "{:<16}  {:>13}  {:>13}  {:>11}",
+            fmt::format("[{}]", fmt::join(w.value("index", json::array()).get<std::vector<std::int64_t>>(), ", ")),
+            cell(w.value("candidate", json())), cell(w.value("reference", json())),
+            w.contains("error") ? cell(w["error"]) : "inf"));
+      return lines;
+    }
+  }
+  return {};
 }
 
 std::string format_bytes(std::int64_t bytes) {
@@ -137,7 +167,11 @@ summary_row summary_row::from_record(const json& record) {
     row.message = record["error"].value("message", "");
     if (record["error"].contains("lowering")) row.lowering = lowering_lines(record["error"]["lowering"]);
   }
-  if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user")
+  if (row.status == task_status::incorrect) row.mismatch = mismatch_lines(record);
+  // A candidate by its batch request's id (eval --batch), else by its file's name.
+  if (record.contains("request_id") && record["request_id"].is_string())
+    row.candidate = record["request_id"].get<std::string>();
+  else if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user")
     row.candidate = std::filesystem::path(record["candidate"].value("path", "")).filename().string();
   if (const auto ptr = "/artifacts/summary"_json_pointer; record.contains(ptr) && record[ptr].is_object())
     row.compiler = compiler_cells::from_summary(record[ptr]);
@@ -160,10 +194,26 @@ compiler_cells compiler_cells::from_summary(const json& summary) {
   return cells;
 }
 
+// The task, and the candidate beside it when the row is a user's ("softmax fast.py").
+std::string task_cell(const summary_row& r) { return r.candidate.empty() ? r.task : r.task + " " + r.candidate; }
+
+// "3 tasks" for the suite's kernels; "4 candidates of 1 task" once any row is a user's candidate.
+std::string counted(const std::vector<summary_row>& rows) {
+  std::set<std::string> tasks;
+  bool candidates = false;
+  for (const auto& r : rows) {
+    tasks.insert(r.task);
+    candidates = candidates || !r.candidate.empty();
+  }
+  if (!candidates) return fmt::format("{} tasks", rows.size());
+  return fmt::format("{} candidate{} of {} task{}", rows.size(), rows.size() == 1 ? "" : "s", tasks.size(),
+                     tasks.size() == 1 ? "" : "s");
+}
+
 void print_table(std::ostream& out, const std::vector<summary_row>& rows, const summary_options& options) {
   std::size_t width = 4, size_width = 6;
   for (const auto& r : rows) {
-    width = std::max(width, r.task.size());
+    width = std::max(width, task_cell(r).size());
     size_width = std::max(size_width, r.size.size());
   }
   const auto compiler = [&](const compiler_cells* c) {
@@ -171,18 +221,18 @@ void print_table(std::ostream& out, const std::vector<summary_row>& rows, const 
     return c ? compiler_row_cells(k_table_compiler, *c) : compiler_header_cells(k_table_compiler);
   };
   fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", "task", width, "size",
-             size_width, "status",
-             "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
+             size_width, "status", "robust", "max|err|", "kernel", "xla ref", "ratio", compiler(nullptr), "note");
   std::map<std::string, int> counts;
   for (const auto& r : rows) {
     ++counts[std::string(to_string(r.status))];
-    fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", r.task, width, r.size,
-               size_width, to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
-               format_us(r.reference_us), format_ratio(r.speedup), compiler(&r.compiler), note(r));
+    fmt::print(out, "{:<{}}  {:<{}}  {:<13}  {:<6}  {:>9}  {:>10}  {:>10}  {:>7}  {}{}\n", task_cell(r), width, r.size,
+               size_width, to_string(r.status), format_robust(r.robust), format_error(r.max_abs_error),
+               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.speedup), compiler(&r.compiler),
+               note(r));
   }
   std::string tally;
   for (const auto& [status, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-  fmt::print(out, "{} tasks: {}{}\n{}\n", rows.size(), tally.empty() ? "none" : tally, recorded_tally(rows),
+  fmt::print(out, "{}: {}{}\n{}\n", counted(rows), tally.empty() ? "none" : tally, recorded_tally(rows),
              passed_tally(rows));
   if (!rows.empty() && !rows.front().timer.empty())
     fmt::print(out, "times: median per call, timer '{}'; ratio = xla ref / kernel\n", rows.front().timer);
@@ -197,8 +247,9 @@ void print_markdown(std::ostream& out, const std::vector<summary_row>& rows, con
   fmt::print(out, "|---|---|---|---|---|---|---|---|---|{}\n", compiler ? "---|---|---|---|---|---|" : "");
   for (const auto& r : rows)
     fmt::print(out, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{}\n", r.task, r.level, r.size,
-               r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)), format_robust(r.robust), format_error(r.max_abs_error),
-               format_us(r.kernel_us), format_us(r.reference_us), format_ratio(r.speedup),
+               r.recorded ? fmt::format("{} (recorded)", to_string(r.status)) : std::string(to_string(r.status)),
+               format_robust(r.robust), format_error(r.max_abs_error), format_us(r.kernel_us),
+               format_us(r.reference_us), format_ratio(r.speedup),
                compiler ? compiler_row_cells(k_markdown_compiler, r.compiler) : "");
   fmt::print(out, "\n{}{}\n", passed_tally(rows), recorded_tally(rows));
 }
@@ -212,6 +263,7 @@ std::string progress_line(std::size_t index, std::size_t total, const summary_ro
     detail = first_line(row.message, 100);
   auto line = fmt::format("[{}/{}] {} ({}){} {}  {}  {:.1f} s", index, total, row.task, row.size,
                           row.candidate.empty() ? "" : " " + row.candidate, to_string(row.status), detail, seconds);
+  for (const auto& l : row.mismatch) line += "\n    " + l;
   if (row.lowering.empty()) return line;
   for (std::size_t at = 0; at <= row.message.size();) {  // the message whole, each of its lines
     const auto end = std::min(row.message.find('\n', at), row.message.size());

@@ -80,10 +80,34 @@ TEST(Summary, MissingTimingHasNoRatio) {
 TEST(Summary, TableCountsStatuses) {
   std::ostringstream out;
   print_table(out, {summary_row::from_record(record("relu", "ok", 50, 100)),
-                              summary_row::from_record(record("add", "incorrect", 50, 100)),
-                              summary_row::from_record(record("exp", "ok", 50, 100))});
+                    summary_row::from_record(record("add", "incorrect", 50, 100)),
+                    summary_row::from_record(record("exp", "ok", 50, 100))});
   EXPECT_NE(out.str().find("3 tasks: 1 incorrect, 2 ok"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("seed 0: 3 of 4 elements"), std::string::npos);
+}
+
+// Four candidates of one task (eval --candidates, eval --batch): each line and row names its
+// candidate (a batch's by request id, a file by its name), and the summary counts candidates.
+TEST(Summary, CandidatesAreNamedAndCountedAsCandidates) {
+  std::vector<summary_row> rows;
+  for (const auto* name : {"fast.py", "slow.py"}) {
+    auto r = record("softmax", "ok", 50, 100);
+    r["candidate"] = {{"kind", "user"}, {"path", std::string("/home/me/") + name}};
+    rows.push_back(summary_row::from_record(r));
+  }
+  for (const auto* id : {"gen-0", "gen-1"}) {
+    auto r = record("softmax", "incorrect", 50, 100);
+    r["candidate"] = {{"kind", "user"}, {"path", std::string("request:") + id}};
+    r["request_id"] = id;
+    rows.push_back(summary_row::from_record(r));
+  }
+  EXPECT_NE(progress_line(1, 4, rows[0], 1.0).find("softmax (medium) fast.py ok"), std::string::npos);
+  EXPECT_NE(progress_line(4, 4, rows[3], 1.0).find("softmax (medium) gen-1 incorrect"), std::string::npos);
+  std::ostringstream out;
+  print_table(out, rows);
+  EXPECT_NE(out.str().find("softmax slow.py"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("softmax gen-0"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("4 candidates of 1 task: 2 incorrect, 2 ok"), std::string::npos) << out.str();
 }
 
 TEST(Summary, MarkdownHasHeaderAndRows) {
