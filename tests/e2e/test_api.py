@@ -9,6 +9,7 @@ import pallasbench
 from e2e_support import CANDIDATES, ROOT
 
 ADVERSARIAL = ROOT / "tests" / "adversarial"
+HALF_SOFTMAX = "import jax\n\ndef kernel(x):\n    return 0.5 * jax.nn.softmax(x, axis=-1)\n"
 
 
 @pytest.fixture(autouse=True)
@@ -23,20 +24,29 @@ def test_tasks_lists_the_suite():
 
 
 def test_a_batch_gives_each_candidate_its_record_in_order():
-    """A suite kernel (its task file), an adversarial candidate and an inline source, in one call:
-    the files by path=, the source by source=, records in that order; the source's record names it
-    by its request id, never by the temporary file it ran from."""
+    """A suite kernel (its task file), an adversarial candidate and an inline source (a softmax at
+    half its value), in one call: the files by path=, the source by source=, records in that order;
+    the source's record names it by its request id, never by the temporary file it ran from, and
+    its failure carries the worst elements and the hint."""
     records = pallasbench.evaluate("softmax", path=[ROOT / "tasks" / "level1" / "softmax.py",
                                                     str(ADVERSARIAL / "softmax_xla.py")],
-                                   source="def kernel(x):\n    return x\n", device="cpu", no_timing=True)
+                                   source=HALF_SOFTMAX, device="cpu", no_timing=True)
     assert [r["request_id"] for r in records] == ["0", "1", "2"]
-    own, xla, identity = records
+    own, xla, half = records
     assert own["status"] == "ok" and own["result"]["robustness_passed"]
     assert xla["status"] == "ok" and not xla["result"]["robustness_passed"]
     assert not xla["result"]["filters"]["source_analysis"]["passed"]
-    assert identity["status"] in ("incorrect", "compile_error") and not identity["result"]["correctness_passed"]
-    assert identity["candidate"]["path"] == "request:2" and identity["module_name"] == "request:2"
-    assert "pallasbench-batch-" not in json.dumps(identity)
+    assert half["status"] == "incorrect" and not half["result"]["correctness_passed"]
+    assert half["candidate"]["path"] == "request:2" and half["module_name"] == "request:2"
+    assert "pallasbench-batch-" not in json.dumps(half)
+    # The failure says where and why: the worst elements, and the factor the data shows.
+    failed = half["correctness"]["seeds"][-1]
+    assert "the reference times 0.5: a constant factor" in failed["hint"]
+    assert failed["hint"] in half["error"]["message"]
+    assert len(failed["worst"]) == 8 and all(len(w["index"]) == 2 for w in failed["worst"])
+    worst = failed["worst"][0]
+    assert worst["candidate"] == pytest.approx(worst["reference"] / 2, rel=1e-5)
+    assert worst["error"] == max(w["error"] for w in failed["worst"])
 
 
 def test_one_candidate_gives_one_record_and_run_gives_the_suites():

@@ -110,6 +110,25 @@ TEST(Summary, CandidatesAreNamedAndCountedAsCandidates) {
   EXPECT_NE(out.str().find("4 candidates of 1 task: 2 incorrect, 2 ok"), std::string::npos) << out.str();
 }
 
+// An incorrect record's progress line shows its first failed case's hint and worst elements.
+TEST(Summary, AnIncorrectRecordShowsItsHintAndWorstElements) {
+  auto r = record("softmax", "incorrect", 50, 100);
+  r["correctness"] = {{"seeds",
+                       {{{"passed", true}, {"worst", nlohmann::json::array()}, {"hint", ""}},
+                        {{"passed", false},
+                         {"hint", "the output is the reference with axes 0 and 1 swapped: a transposed result"},
+                         {"worst",
+                          {{{"index", {3, 7}}, {"candidate", 0.25}, {"reference", 0.75}, {"error", 0.5}},
+                           {{"index", {1, 0}}, {"reference", 0.5}}}}}}}};  // a NaN candidate is left out
+  const auto text = progress_line(1, 1, summary_row::from_record(r), 1.0);
+  EXPECT_NE(text.find("\n    hint: the output is the reference with axes 0 and 1 swapped"), std::string::npos) << text;
+  EXPECT_NE(text.find("index"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3, 7]                     0.25           0.75          0.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1, 0]                  nan/inf            0.5          inf"), std::string::npos) << text;
+  r["status"] = "ok";  // an ok record shows none
+  EXPECT_EQ(progress_line(1, 1, summary_row::from_record(r), 1.0).find("hint"), std::string::npos);
+}
+
 TEST(Summary, MarkdownHasHeaderAndRows) {
   std::ostringstream out;
   print_markdown(out, {summary_row::from_record(record("relu", "ok", 50, 100))});
