@@ -107,6 +107,7 @@ task_result evaluator::prepare(const task_info& task, const candidate_spec& cand
   result.candidate.source = user ? candidate.source : task.source;
   result.candidate.bundled_source = user ? candidate.bundled_source : task.bundled_source;
   if (!user) result.candidate.reference_source = task.reference_source;
+  result.candidate.diff = user ? candidate.diff : "";
   result.environment = m_environment;
   result.project_sha = m_project_sha;
   m_analysis.reset();

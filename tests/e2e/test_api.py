@@ -37,6 +37,10 @@ def test_a_batch_gives_each_candidate_its_record_in_order():
     assert xla["status"] == "ok" and not xla["result"]["robustness_passed"]
     assert not xla["result"]["filters"]["source_analysis"]["passed"]
     assert half["status"] == "incorrect" and not half["result"]["correctness_passed"]
+    # `diff`: from the suite's task file to the candidate; none for the task file itself.
+    assert own["diff"] == ""
+    assert xla["diff"].startswith("--- tasks/level1/softmax.py\n+++ candidate\n@@ ")
+    assert "\n+    return 0.5 * jax.nn.softmax(x, axis=-1)\n" in half["diff"]
     assert half["candidate"]["path"] == "request:2" and half["module_name"] == "request:2"
     assert "pallasbench-batch-" not in json.dumps(half)
     # The failure says where and why: the worst elements, and the factor the data shows.

@@ -39,6 +39,7 @@ struct candidate_spec {
   // How the record names a user candidate when its file is not its name: "request:<id>" for a
   // batch's inline source, whose file is a temporary copy gone after the run; empty: the file.
   std::string recorded_name;
+  std::string diff;  // for user: unified, from the task's file to this source ("" when the same)
 };
 
 // One evaluation a run asks for, whole: the task, the candidate, the complete configuration (size,
