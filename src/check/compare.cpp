@@ -91,8 +91,12 @@ std::vector<double> as_doubles(const npy_array& array) {
   return values;
 }
 
+// Past this many elements a failure is not explained: the two arrays in double would take 1 GiB.
+constexpr std::size_t k_explain_max_elements = std::size_t{1} << 26;
+
 // Only a failed comparison pays for this: the arrays in double, the worst elements and the hint.
 void explain(const npy_array& out, const npy_array& ref, const tolerance& tol, comparison& result) {
+  if (out.size() > k_explain_max_elements) return;
   auto detail = detail::explain_mismatch(as_doubles(out), as_doubles(ref), ref.shape(), tol);
   result.worst = std::move(detail.worst);
   result.hint = std::move(detail.hint);
