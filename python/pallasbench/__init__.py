@@ -1,8 +1,10 @@
 """PallasBench's Python side: the worker the C++ harness drives, the task vocabulary, and the
 Python API over the binary (`pallasbench.tasks`, `pallasbench.evaluate`, `pallasbench.run`, `pallasbench.compare`:
-pallasbench/api.py), loaded on first use so that workers importing the package pay nothing."""
+pallasbench/api.py) and the scores over records (`fast_p`, `pass_at_k`, `to_pandas`:
+pallasbench/metrics.py), loaded on first use so that workers importing the package pay nothing."""
 
 _API = ("tasks", "evaluate", "run", "compare", "UsageError", "HarnessError")
+_METRICS = ("fast_p", "pass_at_k", "to_pandas")
 
 
 def __getattr__(name):
@@ -10,4 +12,8 @@ def __getattr__(name):
         from pallasbench import api
 
         return getattr(api, name)
+    if name in _METRICS:
+        from pallasbench import metrics
+
+        return getattr(metrics, name)
     raise AttributeError(f"module 'pallasbench' has no attribute '{name}'")

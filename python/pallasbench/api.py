@@ -4,7 +4,8 @@
 A thin layer over the binary (`build/pallasbench`, or $PALLASBENCH_BINARY): every judgement stays
 in the C++ harness and its sandboxed workers; this module only writes the request, starts the
 binary and reads the records it prints. Usage errors (exit 2: an unknown task, a bad flag, a
-malformed request) raise UsageError with the binary's message; a harness failure before any record
+malformed request) raise UsageError with the binary's whole message; a missing candidate file
+raises FileNotFoundError naming it, before the binary starts; a harness failure before any record
 (exit 3) raises HarnessError. Everything else, a failing candidate included, is a record.
 """
 
@@ -48,7 +49,8 @@ def _flags(options: dict) -> list[str]:
 def _call(args: list[str], stdin: str | None = None, timeout: float | None = None) -> subprocess.CompletedProcess:
     result = subprocess.run([str(binary()), *args], input=stdin, capture_output=True, text=True, timeout=timeout)
     if result.returncode == 2:
-        raise UsageError(result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "usage error")
+        # The binary's message whole: CLI11's last line alone ("Run with --help ...") says nothing.
+        raise UsageError(result.stderr.strip() or f"usage error (exit 2) from {' '.join(args[:1])}")
     if result.returncode == 3 and not result.stdout.strip():
         raise HarnessError(result.stderr.strip()[-2000:])
     return result
@@ -59,38 +61,52 @@ def tasks(level: int | None = None) -> list[dict]:
     return json.loads(_call(["list", "--json", *(["--level", str(level)] if level else [])]).stdout)
 
 
-def _request(task: str, candidate, size: str, index: int) -> dict:
-    """A batch request: a Path (or a str naming an existing file) is a file, any other str a source."""
-    request = {"id": str(index), "task": task, "size": size}
-    if isinstance(candidate, Path) or (isinstance(candidate, str) and "\n" not in candidate
-                                       and os.path.isfile(candidate)):
-        request["path"] = str(Path(candidate).resolve())
-    elif isinstance(candidate, str):
-        request["source"] = candidate
-    else:
-        raise TypeError(f"candidate {index}: a path or a source string, not {type(candidate).__name__}")
-    return request
+def _listed(value, keyword: str, kind: type | tuple) -> list:
+    """One value or a list of them, each of `kind`; a TypeError naming the keyword otherwise."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    for i, v in enumerate(values):
+        if not isinstance(v, kind):
+            raise TypeError(f"{keyword}[{i}]: {type(v).__name__} where {keyword}= takes "
+                            f"{'a path (str or os.PathLike)' if keyword == 'path' else 'source text (str)'}")
+    return values
 
 
-def evaluate(task: str, candidate, size: str = "small", device: str = "auto", timeout: float | None = None,
-             **flags):
-    """Evaluates `candidate` (a path, a source string, or a list of them) against `task`; returns
-    its record, or the list of records in the candidates' order. Flags as the CLI's: seeds=5,
-    no_timing=True, jobs=4, compile_cache="/tmp/cc", ...; `timeout` bounds the whole call (the
-    CLI's own --timeout, per wait on a worker, is `worker_timeout=`)."""
-    batch = list(candidate) if isinstance(candidate, (list, tuple)) else [candidate]
-    if not batch:
+def _requests(task: str, size: str, path, source) -> list[dict]:
+    """The batch's requests: the files of path= (each must exist), then the texts of source=.
+    Nothing is guessed: a string given as path= is a path, one given as source= is source text."""
+    if path is None and source is None:
+        raise TypeError("evaluate() needs path= (candidate files) or source= (source text), or both")
+    files = [Path(p) for p in _listed(path, "path", (str, os.PathLike))] if path is not None else []
+    for f in files:
+        if not f.is_file():
+            raise FileNotFoundError(f"candidate file not found: {f}")
+    texts = _listed(source, "source", str) if source is not None else []
+    requests = [{"path": str(f.resolve())} for f in files] + [{"source": text} for text in texts]
+    return [{"id": str(i), "task": task, "size": size, **r} for i, r in enumerate(requests)]
+
+
+def evaluate(task: str, *, path=None, source=None, size: str = "small", device: str = "auto",
+             timeout: float | None = None, **flags):
+    """Evaluates candidates against `task`: `path=` a file (or a list of files) and/or `source=`
+    source text (or a list of texts). Returns the record of a single path= or source=; else the
+    list of records, the files' first, each in the order given. A record of source text names it
+    by its request id (candidate.path "request:<i>", i its place in that list). Flags as the
+    CLI's: seeds=5, no_timing=True, jobs=4, compile_cache="/tmp/cc", ...; `timeout` bounds the
+    whole call (the CLI's own --timeout, per wait on a worker, is `worker_timeout=`)."""
+    requests = _requests(task, size, path, source)
+    if not requests:
         return []
-    lines = "".join(json.dumps(_request(task, c, size, i)) + "\n" for i, c in enumerate(batch))
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
     if "worker_timeout" in flags:
         flags["timeout"] = flags.pop("worker_timeout")
     result = _call(["eval", "--batch", "-", "--json", "--device", device, *_flags(flags)], lines, timeout)
     records = {r["request_id"]: r for r in map(json.loads, result.stdout.splitlines()) if r.get("request_id")}
-    missing = [str(i) for i in range(len(batch)) if str(i) not in records]
+    missing = [r["id"] for r in requests if r["id"] not in records]
     if missing:
         raise HarnessError(f"no record for candidate(s) {', '.join(missing)}: {result.stderr.strip()[-2000:]}")
-    ordered = [records[str(i)] for i in range(len(batch))]
-    return ordered if isinstance(candidate, (list, tuple)) else ordered[0]
+    ordered = [records[r["id"]] for r in requests]
+    single = (path is None) != (source is None) and not isinstance(path if path is not None else source, (list, tuple))
+    return ordered[0] if single else ordered
 
 
 def run(*task_names: str, size: str = "small", device: str = "auto", out: str | os.PathLike | None = None,

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detail/mismatch.hpp"
+
 namespace pallasbench {
 namespace {
 
@@ -80,13 +82,36 @@ comparison refuse(std::string reason) {
   return result;
 }
 
+std::vector<double> as_doubles(const npy_array& array) {
+  std::vector<double> values;
+  values.reserve(array.size());
+  visit_elements(array, [&]<class T>(std::span<const T> elements) {
+    for (const T v : elements) values.push_back(static_cast<double>(v));
+  });
+  return values;
+}
+
+// Past this many elements a failure is not explained: the two arrays in double would take 1 GiB.
+constexpr std::size_t k_explain_max_elements = std::size_t{1} << 26;
+
+// Only a failed comparison pays for this: the arrays in double, the worst elements and the hint.
+void explain(const npy_array& out, const npy_array& ref, const tolerance& tol, comparison& result) {
+  if (out.size() > k_explain_max_elements) return;
+  auto detail = detail::explain_mismatch(as_doubles(out), as_doubles(ref), ref.shape(), tol);
+  result.worst = std::move(detail.worst);
+  result.hint = std::move(detail.hint);
+}
+
 }  // namespace
 
 std::string shape_string(const npy_array& array) { return fmt::format("({})", fmt::join(array.shape(), ", ")); }
 
 comparison compare(const npy_array& out, const npy_array& ref, const tolerance& tol) {
-  if (out.shape() != ref.shape())
-    return refuse(fmt::format("shape {} differs from the reference's {}", shape_string(out), shape_string(ref)));
+  if (out.shape() != ref.shape()) {
+    auto result = refuse(fmt::format("shape {} differs from the reference's {}", shape_string(out), shape_string(ref)));
+    result.hint = detail::shape_hint(out.shape(), ref.shape());
+    return result;
+  }
   if (out.type() != ref.type())
     return refuse(
         fmt::format("dtype {} differs from the reference's {}", dtype_name(out.type()), dtype_name(ref.type())));
@@ -99,8 +124,8 @@ comparison compare(const npy_array& out, const npy_array& ref, const tolerance& 
   result.rel_norm_error =
       ref_norm > 0 ? diff_norm / ref_norm : (diff_norm > 0 ? std::numeric_limits<double>::infinity() : 0.0);
   if (result.rel_norm_error > 0)
-    result.tolerance_ratio = std::max(
-        result.tolerance_ratio, tol.rel_norm > 0 ? result.rel_norm_error / tol.rel_norm : k_infinity);
+    result.tolerance_ratio =
+        std::max(result.tolerance_ratio, tol.rel_norm > 0 ? result.rel_norm_error / tol.rel_norm : k_infinity);
   if (result.unexpected_nonfinite > 0)
     result.reason = fmt::format("{} NaN/Inf elements where the reference is finite", result.unexpected_nonfinite);
   else if (result.mismatches > 0)
@@ -109,6 +134,7 @@ comparison compare(const npy_array& out, const npy_array& ref, const tolerance& 
   else if (result.rel_norm_error > tol.rel_norm)
     result.reason = fmt::format("relative norm error {:.3g} exceeds {:g}", result.rel_norm_error, tol.rel_norm);
   result.passed = result.reason.empty();
+  if (!result.passed) explain(out, ref, tol, result);
   return result;
 }
 

@@ -44,16 +44,22 @@ tolerance stress_tolerance(const tolerance& tol, const npy_array& reference, dou
   return {tol.atol * atol_scale, tol.rtol, tol.rel_norm};
 }
 
+namespace {
+std::string hint_of(const comparison& c) { return c.hint.empty() ? "" : "; " + c.hint; }
+}  // namespace
+
 bool correctness_report::passed() const { return !m_seeds.empty() && !first_failure(); }
 
 std::optional<std::string> correctness_report::first_failure() const {
   for (const auto& s : m_seeds) {
-    if (!s.against_reference.passed) return fmt::format("seed {}: {}", s.seed, s.against_reference.reason);
+    if (!s.against_reference.passed)
+      return fmt::format("seed {}: {}{}", s.seed, s.against_reference.reason, hint_of(s.against_reference));
     if (!s.deterministic) return fmt::format("seed {}: {}", s.seed, s.determinism_detail);
   }
   for (const auto& s : m_stress)
     if (!s.against_reference.passed)
-      return fmt::format("stress case '{}' (seed {}): {}", s.name, s.seed, s.against_reference.reason);
+      return fmt::format("stress case '{}' (seed {}): {}{}", s.name, s.seed, s.against_reference.reason,
+                         hint_of(s.against_reference));
   return std::nullopt;
 }
 
@@ -84,6 +90,15 @@ nlohmann::json comparison_json(const comparison& c) {
                       {"tolerance_ratio", finite_or_null(c.tolerance_ratio)}};
   if (c.platform_ratio) j["platform_ratio"] = finite_or_null(*c.platform_ratio);
   if (!c.passed_by.empty()) j["passed_by"] = c.passed_by;
+  // What failed, from the data (empty once passed, the platform rule's pass included).
+  j["worst"] = nlohmann::json::array();
+  if (!c.passed)
+    for (const auto& w : c.worst)
+      j["worst"].push_back({{"index", w.index},
+                            {"candidate", finite_or_null(w.candidate)},
+                            {"reference", finite_or_null(w.reference)},
+                            {"error", finite_or_null(w.error)}});
+  j["hint"] = c.passed ? "" : c.hint;
   return j;
 }
 }  // namespace

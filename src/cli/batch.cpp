@@ -73,6 +73,7 @@ batch_request parse_request(const json& request, const std::string& where, std::
   if (has_source) {
     if (!request["source"].is_string()) throw usage_error(fmt::format("{}: \"source\" must be a string", where));
     r.path = sources.write(file_name(line, r.id), request["source"].get<std::string>()).string();
+    r.inline_source = true;
   } else {
     auto path = std::filesystem::path(string_field(request, "path", where));
     if (path.is_relative()) path = base / path;

@@ -66,7 +66,16 @@ candidate_spec user_candidate(const json& facts, const std::string& path) {
           facts.value("source", ""),
           facts.value("bundled_source", ""),
           facts.value("encoding", ""),
-          facts.value("refused", "")};
+          facts.value("refused", ""),
+          "",
+          ""};
+}
+
+// The unified diff from `task`'s file to a candidate, in its facts; "" when none was made.
+std::string diff_of(const json& facts, const std::string& task) {
+  const auto diffs = facts.value("diffs", json::object());
+  const auto it = diffs.find(task);
+  return it != diffs.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // The evaluations the plan asks for, in the order their records are written (bar a batch's), each
@@ -78,6 +87,8 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
   };
   const auto job = [&](const task_info& task, candidate_spec candidate, problem_size size, float_dtype dtype,
                        std::string id, std::optional<kernel_backend> backend = {}) {
+    if (candidate.kind == candidate_kind::user)  // from the task's file, as the reference process wrote it
+      candidate.diff = diff_of(s.candidates.value(candidate.file.string(), json::object()), task.name);
     run_config config = base;
     config.size = size;
     config.dtype = dtype;
@@ -103,7 +114,10 @@ std::vector<evaluation_job> make_jobs(const evaluation_plan& plan, const detail:
       if (it == by_name.end())
         throw usage_error(
             fmt::format("--batch line {} (id {}): unknown task '{}' (see `pallasbench list`)", r.line, r.id, r.task));
-      jobs.push_back(job(*it->second, facts(r.path), r.size.value_or(base.size), r.dtype.value_or(base.dtype), r.id));
+      auto candidate = facts(r.path);
+      if (r.inline_source) candidate.recorded_name = "request:" + r.id;
+      jobs.push_back(
+          job(*it->second, std::move(candidate), r.size.value_or(base.size), r.dtype.value_or(base.dtype), r.id));
     }
     return jobs;
   }
@@ -174,6 +188,18 @@ std::optional<std::vector<std::string>> named_tasks(const evaluation_plan& plan)
   return sel.tasks;
 }
 
+// Each candidate file -> the tasks it is evaluated on: its records' `diff` is against their files.
+std::map<std::string, std::vector<std::string>> diff_pairs(const evaluation_plan& plan) {
+  std::map<std::string, std::vector<std::string>> pairs;
+  if (plan.batch) {
+    for (const auto& r : *plan.batch) pairs[r.path].push_back(r.task);
+    return pairs;
+  }
+  const auto tasks = named_tasks(plan).value_or(std::vector<std::string>{});
+  for (const auto& path : plan.candidate_files) pairs[path] = tasks;
+  return pairs;
+}
+
 int evaluate(const evaluation_plan& plan, printer& out) {
   const bool suite = plan.candidate_files.empty();
   const auto kind = suite ? candidate_kind::suite : candidate_kind::user;
@@ -195,7 +221,7 @@ int evaluate(const evaluation_plan& plan, printer& out) {
     const trace_step step(tracing, 0, "start the reference, describe the tasks");
     return detail::open_session({plan.flags.device, plan.candidate_files, kind, plan.flags.max_source_bytes,
                                  plan.flags.timeout_s, devices.front().visible, detail::compile_cache_dir(plan.flags),
-                                 memory, named_tasks(plan)});
+                                 memory, named_tasks(plan), diff_pairs(plan)});
   }();
   if (s.device == device_kind::cpu) devices = detail::cpu_device();
   const auto config = detail::make_config(plan.flags, s.device);

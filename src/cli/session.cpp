@@ -119,9 +119,10 @@ session open_session(const session_request& request) {
   s.device = backend == "gpu" ? device_kind::gpu : device_kind::cpu;
   // Describing the suite imports every task file (and JAX): part of the harness's start, so it
   // gets the start's wait, not --timeout's (a loaded CI machine took over 5 s for it).
-  const auto reply = protocol::call(
-      s.pool->reference(), protocol::describe_request{request.candidate_files, request.max_source_bytes, request.tasks},
-      s.waits.startup);
+  const auto reply = protocol::call(s.pool->reference(),
+                                    protocol::describe_request{request.candidate_files, request.max_source_bytes,
+                                                               request.tasks, request.diff_against},
+                                    s.waits.startup);
   for (const auto& t : reply.at("tasks")) s.tasks.push_back(task_info::from_json(t));
   for (const auto& e : reply.at("errors"))
     fmt::print(std::cerr, "warning: task '{}' cannot be loaded: {}\n", e.value("name", "?"), e.value("error", "?"));

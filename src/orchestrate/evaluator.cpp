@@ -100,11 +100,14 @@ task_result evaluator::prepare(const task_info& task, const candidate_spec& cand
   result.config = m_config;
   const bool user = candidate.kind == candidate_kind::user;
   result.candidate.kind = candidate.kind;
-  result.candidate.path = user ? candidate.file.string() : task.path;
+  result.candidate.path = !user                             ? task.path
+                          : candidate.recorded_name.empty() ? candidate.file.string()
+                                                            : candidate.recorded_name;
   result.candidate.sha256 = candidate.sha256;
   result.candidate.source = user ? candidate.source : task.source;
   result.candidate.bundled_source = user ? candidate.bundled_source : task.bundled_source;
   if (!user) result.candidate.reference_source = task.reference_source;
+  result.candidate.diff = user ? candidate.diff : "";
   result.environment = m_environment;
   result.project_sha = m_project_sha;
   m_analysis.reset();

@@ -55,6 +55,7 @@ json batch_fields(json request, const timing_batch& batch) {
 json describe_request::to_json() const {
   json j = {{"cmd", command}, {"candidate_files", candidate_files}, {"max_source_bytes", max_source_bytes}};
   if (tasks) j["tasks"] = *tasks;
+  if (!diff_against.empty()) j["diff_against"] = diff_against;
   return j;
 }
 

@@ -165,7 +165,7 @@ json to_record(const task_result& r) {
       {"source_original", r.candidate.source},
       // No automatic portability fix is applied: what ran is what was authored.
       {"source_fixed", r.candidate.source},
-      {"diff", ""},
+      {"diff", r.candidate.diff},
       {"jaxpr", r.jaxpr},
       {"stablehlo", r.stablehlo},
       {"result", result_json(r)},

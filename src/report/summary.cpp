@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "detail/cells.hpp"
 #include "pallasbench/record/record.hpp"
@@ -43,6 +45,34 @@ std::vector<std::string> lowering_lines(const json& lowering) {
     for (const auto& fix : lowering["fixes"])
       if (fix.is_string()) lines.push_back("fix: " + fix.get<std::string>());
   return lines;
+}
+
+// The first failed case's hint and worst elements (correctness.seeds[]/stress[]: worst, hint) as
+// the lines under an incorrect record's progress line: where it differs, by how much, and why.
+std::vector<std::string> mismatch_lines(const json& record) {
+  const auto ptr = "/correctness"_json_pointer;
+  if (!record.contains(ptr) || !record[ptr].is_object()) return {};
+  // A NaN/Inf is left out of the record (no field is ever null): "nan/inf" here.
+  const auto cell = [](const json& v) { return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "nan/inf"; };
+  for (const char* cases : {"seeds", "stress"}) {
+    const auto& all = record[ptr].value(cases, json::array());
+    for (const auto& c : all) {
+      if (!c.is_object() || c.value("passed", true)) continue;
+      std::vector<std::string> lines;
+      if (const auto hint = c.value("hint", std::string()); !hint.empty()) lines.push_back("hint: " + hint);
+      const auto& worst = c.value("worst", json::array());
+      if (!worst.empty())
+        lines.push_back(fmt::format("{:<16}  {:>13}  {:>13}  {:>11}", "index", "candidate", "reference", "|error|"));
+      for (const auto& w : worst)
+        lines.push_back(fmt::format(
+            "{:<16}  {:>13}  {:>13}  {:>11}",
+            fmt::format("[{}]", fmt::join(w.value("index", json::array()).get<std::vector<std::int64_t>>(), ", ")),
+            cell(w.value("candidate", json())), cell(w.value("reference", json())),
+            w.contains("error") ? cell(w["error"]) : "inf"));
+      return lines;
+    }
+  }
+  return {};
 }
 
 std::string format_bytes(std::int64_t bytes) {
@@ -118,13 +148,22 @@ std::string recorded_tally(const std::vector<summary_row>& rows) {
   return n ? fmt::format(" ({} from the records file, not run again)", n) : "";
 }
 
-// "3 tasks", or "5 records of 2 tasks" when a task has several rows (candidates, sizes, repeated runs).
+// "3 tasks"; "4 candidates of 1 task" when every row is a user's candidate (an eval); else "5
+// records of 2 tasks" when a task has several rows (candidates beside the suite's kernels, sizes,
+// dtypes, backends, repeated runs).
 std::string count_rows(const std::vector<summary_row>& rows) {
-  std::vector<std::string> tasks;
-  for (const auto& r : rows)
-    if (std::find(tasks.begin(), tasks.end(), r.task) == tasks.end()) tasks.push_back(r.task);
+  std::set<std::string> tasks;
+  bool candidates = !rows.empty();
+  for (const auto& r : rows) {
+    tasks.insert(r.task);
+    candidates = candidates && !r.candidate.empty();
+  }
+  const auto plural = [](std::size_t n, std::string_view what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  if (candidates) return fmt::format("{} of {}", plural(rows.size(), "candidate"), plural(tasks.size(), "task"));
   if (tasks.size() == rows.size()) return fmt::format("{} tasks", rows.size());
-  return fmt::format("{} records of {} task{}", rows.size(), tasks.size(), tasks.size() == 1 ? "" : "s");
+  return fmt::format("{} of {}", plural(rows.size(), "record"), plural(tasks.size(), "task"));
 }
 
 constexpr const char* k_table_compiler = "{:>4}  {:<6}  {:<11}  {:>8}  {:>7}  {:>8}  ";
@@ -165,6 +204,7 @@ summary_row summary_row::from_record(const json& record) {
     row.message = record["error"].value("message", "");
     if (record["error"].contains("lowering")) row.lowering = lowering_lines(record["error"]["lowering"]);
   }
+  if (row.status == task_status::incorrect) row.mismatch = mismatch_lines(record);
   // A user candidate is named by its batch request's id (a source string's file is a made-up
   // name), else by its file's name; the HTML report names it by the same rule (report_data.py).
   if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user") {
@@ -259,6 +299,7 @@ std::string progress_line(std::size_t index, std::size_t total, const summary_ro
     detail = first_line(row.message, 100);
   auto line = fmt::format("[{}/{}] {} ({}){} {}  {}  {:.1f} s", index, total, row.task, row.size,
                           row.candidate.empty() ? "" : " " + row.candidate, to_string(row.status), detail, seconds);
+  for (const auto& l : row.mismatch) line += "\n    " + l;
   if (row.lowering.empty()) return line;
   for (std::size_t at = 0; at <= row.message.size();) {  // the message whole, each of its lines
     const auto end = std::min(row.message.find('\n', at), row.message.size());

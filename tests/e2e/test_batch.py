@@ -31,6 +31,13 @@ def test_a_hanging_candidate_costs_only_its_slot(env, tmp_path):
     assert records["inline-good"]["status"] == "ok" and records["inline-good"]["result"]["robustness_passed"]
     assert records["4"]["status"] == "compile_error" and "syntax error" in records["4"]["error"]["message"]
     assert records["4"]["kernel_name"] == "add"
+    # Each progress line names its request, and the summary counts candidates, not tasks.
+    for request_id, status in [("hangs", "timeout"), ("aborts", "crashed"), ("inline-good", "ok"),
+                               ("4", "compile_error")]:
+        task = "add" if request_id == "4" else "relu"
+        assert f"{task} (small) {request_id} {status}" in result.stderr, result.stderr[-3000:]
+    assert "4 candidates of 2 tasks: " in result.stderr, result.stderr[-3000:]
+    assert records["inline-good"]["candidate"]["path"] == "request:inline-good"
     # The good candidate did not wait for the hang: it finished first.
     order = [json.loads(line)["request_id"] for line in result.stdout.splitlines()]
     assert order.index("inline-good") < order.index("hangs"), order

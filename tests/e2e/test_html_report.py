@@ -78,7 +78,7 @@ def text_rows(stdout: str) -> list[tuple[str, ...]]:
     start = next(i for i, line in enumerate(lines) if line.startswith("task "))
     rows = []
     for line in lines[start + 1:]:
-        if re.match(r"\d+ (tasks|records)", line):
+        if re.match(r"\d+ (tasks|records|candidates)", line):
             break
         cells = re.split(r"\s{2,}", line.strip())
         rows.append((cells[0], cells[1], cells[2], cells[3], cells[8]))

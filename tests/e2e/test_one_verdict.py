@@ -43,7 +43,7 @@ def table_cells(text: str, column: str) -> dict[str, str]:
     end = lines[header].index(column) + len(column)
     cells = {}
     for line in lines[header + 1:]:
-        if re.match(r"\d+ (tasks|records)", line):
+        if re.match(r"\d+ (tasks|records? of \d+ tasks?|candidates? of \d+ tasks?): ", line):  # the summary's count
             break
         cells[line.split()[0]] = line[end - 7:end].strip()
     return cells

@@ -102,6 +102,49 @@ TEST(Summary, ASweepIsTalliedPerSizeAndDtype) {
   EXPECT_EQ(one.str().find(" of 1 passed;"), std::string::npos) << one.str();
 }
 
+// Four candidates of one task (eval --candidates, eval --batch): each line and row names its
+// candidate (a batch's by request id, a file by its name), and the summary counts candidates.
+TEST(Summary, CandidatesAreNamedAndCountedAsCandidates) {
+  std::vector<summary_row> rows;
+  for (const auto* name : {"fast.py", "slow.py"}) {
+    auto r = record("softmax", "ok", 50, 100);
+    r["candidate"] = {{"kind", "user"}, {"path", std::string("/home/me/") + name}};
+    rows.push_back(summary_row::from_record(r));
+  }
+  for (const auto* id : {"gen-0", "gen-1"}) {
+    auto r = record("softmax", "incorrect", 50, 100);
+    r["candidate"] = {{"kind", "user"}, {"path", std::string("request:") + id}};
+    r["request_id"] = id;
+    rows.push_back(summary_row::from_record(r));
+  }
+  EXPECT_NE(progress_line(1, 4, rows[0], 1.0).find("softmax (medium) fast.py ok"), std::string::npos);
+  EXPECT_NE(progress_line(4, 4, rows[3], 1.0).find("softmax (medium) gen-1 incorrect"), std::string::npos);
+  std::ostringstream out;
+  print_table(out, rows);
+  EXPECT_NE(out.str().find("slow.py"), std::string::npos) << out.str();  // the candidate column
+  EXPECT_NE(out.str().find("gen-0"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("4 candidates of 1 task: 2 incorrect, 2 ok"), std::string::npos) << out.str();
+}
+
+// An incorrect record's progress line shows its first failed case's hint and worst elements.
+TEST(Summary, AnIncorrectRecordShowsItsHintAndWorstElements) {
+  auto r = record("softmax", "incorrect", 50, 100);
+  r["correctness"] = {{"seeds",
+                       {{{"passed", true}, {"worst", nlohmann::json::array()}, {"hint", ""}},
+                        {{"passed", false},
+                         {"hint", "the output is the reference with axes 0 and 1 swapped: a transposed result"},
+                         {"worst",
+                          {{{"index", {3, 7}}, {"candidate", 0.25}, {"reference", 0.75}, {"error", 0.5}},
+                           {{"index", {1, 0}}, {"reference", 0.5}}}}}}}};  // a NaN candidate is left out
+  const auto text = progress_line(1, 1, summary_row::from_record(r), 1.0);
+  EXPECT_NE(text.find("\n    hint: the output is the reference with axes 0 and 1 swapped"), std::string::npos) << text;
+  EXPECT_NE(text.find("index"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3, 7]                     0.25           0.75          0.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1, 0]                  nan/inf            0.5          inf"), std::string::npos) << text;
+  r["status"] = "ok";  // an ok record shows none
+  EXPECT_EQ(progress_line(1, 1, summary_row::from_record(r), 1.0).find("hint"), std::string::npos);
+}
+
 TEST(Summary, MarkdownHasHeaderAndRows) {
   std::ostringstream out;
   print_markdown(out, {summary_row::from_record(record("relu", "ok", 50, 100))});

@@ -2,13 +2,26 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pallasbench/check/npy.hpp"
 #include "pallasbench/suite/tolerance.hpp"
 
 namespace pallasbench {
+
+// One element of a failed comparison: where it is, what the candidate and the reference hold and
+// |candidate - reference| (infinite where either is NaN/Inf and they differ).
+struct worst_element {
+  std::vector<std::int64_t> index;
+  double candidate = 0;
+  double reference = 0;
+  double error = 0;
+};
+
+inline constexpr std::size_t k_worst_elements = 8;
 
 struct comparison {
   bool passed = false;
@@ -30,6 +43,11 @@ struct comparison {
   // on the same inputs, and which bound the output met ("tolerance" or "platform").
   std::optional<double> platform_ratio;
   std::string passed_by;
+  // A failed comparison of arrays of one shape: its k_worst_elements worst elements, largest error
+  // first, and a hint at the cause the data shows ("" when none); the hint alone for a shape
+  // mismatch (a transposed shape). Empty when passed.
+  std::vector<worst_element> worst;
+  std::string hint;
 };
 
 inline constexpr double k_rel_error_floor = 1e-6;

@@ -36,6 +36,10 @@ struct candidate_spec {
   std::string bundled_source;  // for user: the source and the shared kernel modules it imports
   std::string encoding;        // for user: the source's encoding (PEP 263), for the tracer's copy
   std::string refused;         // for user: why the source is refused unrun (too large, undecodable)
+  // How the record names a user candidate when its file is not its name: "request:<id>" for a
+  // batch's inline source, whose file is a temporary copy gone after the run; empty: the file.
+  std::string recorded_name;
+  std::string diff;  // for user: unified, from the task's file to this source ("" when the same)
 };
 
 // One evaluation a run asks for, whole: the task, the candidate, the complete configuration (size,

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct describe_request {
   std::vector<std::string> candidate_files;
   std::int64_t max_source_bytes = 0;
   std::optional<std::vector<std::string>> tasks;  // the tasks to describe (none: every task)
+  // A candidate file -> the tasks its records' `diff` is against (their task files).
+  std::map<std::string, std::vector<std::string>> diff_against;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -36,6 +36,7 @@ struct candidate_info {
   std::string source;          // as authored
   std::string bundled_source;  // the source followed by the shared kernel modules it uses
   std::string reference_source;
+  std::string diff;  // from the task's file to a user's candidate (the record's `diff`)
 };
 
 struct task_result {

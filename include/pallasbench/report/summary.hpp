@@ -46,10 +46,13 @@ struct summary_row {
   bool passed = false;
   std::optional<double> speedup;
   std::string timer;
-  std::string message;  // the error, for failed rows
+  std::string message;    // the error, for failed rows
   std::string candidate;  // a user candidate's file name ("" for the suite's own kernels)
   // A kernel that failed to lower: "backend: ...", "at: ...", "fix: ..." lines (error.lowering).
   std::vector<std::string> lowering;
+  // An incorrect record's first failed case: "hint: ..." and its worst elements as a table
+  // (correctness.seeds[]/stress[]: hint, worst).
+  std::vector<std::string> mismatch;
   compiler_cells compiler;
   bool recorded = false;  // taken from the records file (--resume), not evaluated in this run
 

@@ -72,6 +72,11 @@ def _read(value, hint, where: str):
             raise _BadField(where, f"must be an array, got {_json_type(value)}")
         (item,) = typing.get_args(hint)
         return [_read(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:  # keyed by strings (a JSON object)
+        if not isinstance(value, dict):
+            raise _BadField(where, f"must be an object, got {_json_type(value)}")
+        _, item = typing.get_args(hint)
+        return {k: _read(v, item, f"{where}[{k!r}]") for k, v in value.items()}
     if isinstance(hint, type) and issubclass(hint, Message):
         return hint.read(value, where)
     accepted = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}[hint]
@@ -285,6 +290,8 @@ class DescribeRequest(Request):
     candidate_files: list[str]
     max_source_bytes: int
     tasks: list[str] | None = None
+    # candidate file -> the tasks its records' `diff` is against (their task files)
+    diff_against: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     def check(self):
         _at_least("max_source_bytes", self.max_source_bytes, 0)

@@ -77,7 +77,7 @@ class Reference:
         # Named tasks the suite lacks are left out, not errors: the harness's selection names them.
         known = registry.discover()
         names = sorted(known) if req.tasks is None else [name for name in req.tasks if name in known]
-        tasks, errors = [], []
+        tasks, errors, task_files = [], [], {}
         for name in names:
             try:
                 module = registry.load(name)
@@ -89,11 +89,19 @@ class Reference:
                 info["views"] = dtypes.views(module, info["dtypes"], info["output_dtype"],
                                              {"float32": info["bytes"], **registry.bytes_by_dtype(module)})
                 tasks.append(info)
+                task_files[name] = (info["kernel_source"], f"tasks/level{info['level']}/{name}.py")
             except Exception as exc:  # one broken task file must not hide the others
                 errors.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
         candidates = {}
         for path in req.candidate_files:
-            candidates[path] = sources.source_facts(Path(path), req.max_source_bytes)
+            facts = sources.source_facts(Path(path), req.max_source_bytes)
+            # Against the suite's file of each task it is evaluated on (the record's `diff`).
+            facts["diffs"] = {}
+            for name in req.diff_against.get(path, []):
+                if name in task_files:
+                    task_source, task_file = task_files[name]
+                    facts["diffs"][name] = sources.unified_diff(task_source, facts["source"], task_file)
+            candidates[path] = facts
         return {"tasks": tasks, "errors": errors, "candidates": candidates,
                 "git_sha": environment.git_sha(registry.project_root())}
 

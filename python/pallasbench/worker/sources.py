@@ -6,6 +6,7 @@ candidate can spoof its own __file__."""
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import hashlib
 import io
@@ -98,3 +99,12 @@ def source_facts(path: Path, max_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> dict:
         return facts | {"source": text, "bundled_source": text, "encoding": "",
                         "refused": f"{path.name}: {exc}"}
     return facts | {"source": text, "bundled_source": bundled_source(text), "encoding": encoding}
+
+
+def unified_diff(task_source: str, candidate_source: str, task_file: str) -> str:
+    """The record's `diff`: from the suite's task file to the candidate, unified with 3 lines of
+    context ("" when they are the same text)."""
+    def lines(text: str) -> list[str]:
+        return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+
+    return "".join(difflib.unified_diff(lines(task_source), lines(candidate_source), task_file, "candidate"))

@@ -18,6 +18,7 @@ struct batch_request {
   std::optional<problem_size> size;  // none: --size
   std::optional<float_dtype> dtype;  // none: --dtype
   std::string path;                  // absolute: the file given, or the inline source written out
+  bool inline_source = false;        // given as "source": its record names it "request:<id>"
   std::size_t line = 0;              // in the batch file, for messages
 };
 

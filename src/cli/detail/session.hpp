@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -40,6 +41,8 @@ struct session_request {
   // The tasks to describe when the command names them all (a task name list, a batch): each
   // described task costs the start its import and its sources' bundling. None: every task.
   std::optional<std::vector<std::string>> tasks;
+  // A candidate file -> the tasks it is evaluated on: its records' `diff` is against their files.
+  std::map<std::string, std::vector<std::string>> diff_against;
 };
 
 [[nodiscard]] session open_session(const session_request& request);
