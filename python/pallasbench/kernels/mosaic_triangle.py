@@ -76,19 +76,27 @@ def triangle_update(pair, mask, *, name="triangle_update", interpret=ms.AUTO):
                      scratch=scratch, name=name, interpret=interpret)
 
 
-def _kernel(pair, mask, out_gmem, mrows_smem, mcols_smem, res_smem, out_smem, barrier, *, ri, bj, kb, n, stages,
-            interpreting):
+def _cta_tile(pair, mask, mrows_smem, mcols_smem, res_smem, barrier, *, ri, bj, n):
+    """The CTA's (ri, bj) output tile, both kernels': its block indices and row/column slices, with
+    its mask rows, mask columns and the residual pair tile brought to SMEM (waited for)."""
     gpu = ms.plgpu()
-    c = pair.shape[2]
-    lay = ms.Layouts(ms.rows_layout(min(ms.VEC, max(1, c // 32))), interpreting)
-    cta = lax.axis_index("cta")
     col_blocks = n // bj
+    cta = lax.axis_index("cta")
     ib, jb = lax.div(cta, jnp.int32(col_blocks)), lax.rem(cta, jnp.int32(col_blocks))
     rows, cols = pl.ds(ib * ri, ri), pl.ds(jb * bj, bj)
     gpu.copy_gmem_to_smem(mask.at[rows], mrows_smem, barrier.at[0])
     gpu.copy_gmem_to_smem(mask.at[:, cols], mcols_smem, barrier.at[0])
     gpu.copy_gmem_to_smem(pair.at[rows, cols], res_smem, barrier.at[0])
     gpu.barrier_wait(barrier.at[0])
+    return ib, jb, rows, cols
+
+
+def _kernel(pair, mask, out_gmem, mrows_smem, mcols_smem, res_smem, out_smem, barrier, *, ri, bj, kb, n, stages,
+            interpreting):
+    gpu = ms.plgpu()
+    c = pair.shape[2]
+    lay = ms.Layouts(ms.rows_layout(min(ms.VEC, max(1, c // 32))), interpreting)
+    ib, jb, rows, cols = _cta_tile(pair, mask, mrows_smem, mcols_smem, res_smem, barrier, ri=ri, bj=bj, n=n)
     shape = (bj, c)
 
     def body(indices, b_block, a_block, accs):
@@ -128,14 +136,7 @@ def _narrow_kernel(pair, mask, out_gmem, mrows_smem, mcols_smem, res_smem, out_s
     c = pair.shape[2]
     layout = narrow_layout(c)
     lay = ms.Layouts(layout, interpreting)
-    cta = lax.axis_index("cta")
-    col_blocks = n // bj
-    ib, jb = lax.div(cta, jnp.int32(col_blocks)), lax.rem(cta, jnp.int32(col_blocks))
-    rows, cols = pl.ds(ib * ri, ri), pl.ds(jb * bj, bj)
-    gpu.copy_gmem_to_smem(mask.at[rows], mrows_smem, barrier.at[0])
-    gpu.copy_gmem_to_smem(mask.at[:, cols], mcols_smem, barrier.at[0])
-    gpu.copy_gmem_to_smem(pair.at[rows, cols], res_smem, barrier.at[0])
-    gpu.barrier_wait(barrier.at[0])
+    ib, jb, rows, cols = _cta_tile(pair, mask, mrows_smem, mcols_smem, res_smem, barrier, ri=ri, bj=bj, n=n)
     shape = (ri, bj, c)
 
     def spread(ref, axes, dims):  # a ref's value in the layout reduced over `axes`, broadcast back
