@@ -147,6 +147,7 @@ def _input_dtypes(module: ModuleType) -> dict:
 
 def describe(module: ModuleType) -> dict:
     """Everything the orchestrator needs to know about a task, as JSON-able data."""
+    found = implementations(module)
     return {
         "name": module.NAME,
         "level": module.LEVEL,
@@ -160,23 +161,20 @@ def describe(module: ModuleType) -> dict:
         "stress": module.STRESS.as_dict(),
         "integer_ops": bool(getattr(module, "INTEGER_OPS", False)),
         "dtypes": _input_dtypes(module),
-        "backends": list(implementations(module)),
-        "gpu_only_backends": [b for b, fn in implementations(module).items() if is_gpu_only(fn)],
+        "backends": list(found),
+        "gpu_only_backends": [b for b, fn in found.items() if is_gpu_only(fn)],
         "flops": {size: int(module.flops(module.SHAPES[size])) for size in SIZE_NAMES},
         "bytes": {size: int(module.bytes_moved(module.SHAPES[size])) for size in SIZE_NAMES},
-        "kernel_configs": _kernel_configs(module),
+        # each implementation's shipped configuration (None: it ships no table)
+        "kernel_configs": {backend: _kernel_config(fn) for backend, fn in found.items()},
     }
 
 
-def _kernel_configs(module: ModuleType) -> dict:
-    """Each implementation's shipped configuration, by backend (tuning.Tuned): the GPU and results
-    it was chosen on, and the values its kernel traces with at each size and dtype, as [{key,
-    value}] with each value JSON-encoded (one schema whatever the keys' types; an empty list: the
-    kernel's heuristic). None for an implementation that ships no table."""
-    return {backend: _kernel_config(fn) for backend, fn in implementations(module).items()}
-
-
 def _kernel_config(kernel) -> dict | None:
+    """An implementation's shipped configuration (tuning.Tuned): the GPU and results it was chosen
+    on, and the values its kernel traces with at each size and dtype, as [{key, value}] with each
+    value JSON-encoded (one schema whatever the keys' types; an empty list: the kernel's heuristic),
+    and its pinned values. None when it ships no table."""
     import json
 
     from pallasbench.task import dtypes, tuning
