@@ -11,12 +11,17 @@ namespace {
 using nlohmann::json;
 
 std::optional<launch_geometry> geometry_of(const json& k) {
-  for (const char* key : {"grid_x", "grid_y", "grid_z", "num_warps"})
+  for (const char* key : {"grid_x", "grid_y", "grid_z"})
     if (!k.contains(key) || !k[key].is_number_integer()) return std::nullopt;
-  // Triton runs num_warps warps of 32 threads per program.
+  std::int64_t threads = 0;
+  if (k.contains("block_threads") && k["block_threads"].is_number_integer())
+    threads = k["block_threads"].get<std::int64_t>();  // a Mosaic GPU launch: its block's threads
+  else if (k.contains("num_warps") && k["num_warps"].is_number_integer())
+    threads = 32 * k["num_warps"].get<std::int64_t>();  // Triton runs num_warps warps of 32 threads
+  else
+    return std::nullopt;
   return launch_geometry{
-      {k["grid_x"].get<std::int64_t>(), k["grid_y"].get<std::int64_t>(), k["grid_z"].get<std::int64_t>()},
-      32 * k["num_warps"].get<std::int64_t>()};
+      {k["grid_x"].get<std::int64_t>(), k["grid_y"].get<std::int64_t>(), k["grid_z"].get<std::int64_t>()}, threads};
 }
 
 bool named_in(const std::string& name, std::span<const module_kernel> kernels) {
@@ -38,11 +43,12 @@ std::vector<module_kernel> module_kernel::from_load_reply(const json& kernels) {
     m.geometry = geometry_of(k);
     if (!m.name.empty() || m.geometry) out.push_back(std::move(m));
     // A Mosaic GPU module launches its kernels under names of their own (the decoder reads them
-    // from the module: "<function>_kernel"), not under the module's name.
-    if (k.contains("launch_names") && k["launch_names"].is_array())
-      for (const auto& name : k["launch_names"])
-        if (name.is_string() && !name.get<std::string>().empty())
-          out.push_back({name.get<std::string>(), std::nullopt});
+    // from the module: "<function>_kernel", with the launch's grid and block where constant).
+    if (k.contains("launches") && k["launches"].is_array())
+      for (const auto& launch : k["launches"])
+        if (launch.is_object() && launch.contains("name") && launch["name"].is_string() &&
+            !launch["name"].get<std::string>().empty())
+          out.push_back({launch["name"].get<std::string>(), geometry_of(launch)});
   }
   return out;
 }

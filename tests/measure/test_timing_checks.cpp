@@ -28,14 +28,33 @@ TEST(ModuleKernels, AMosaicModuleIsKnownByTheNamesItLaunches) {
   // "<function>_kernel"; matched by the module's name alone, every sample was rejected.
   const json kernels = json::parse(R"([
     {"target": "mosaic_gpu_v2", "name": "mlp_block_up", "ir": "...",
-     "launch_names": ["mlp_block_up_mosaic_gpu_kernel"]}])");
+     "launches": [{"name": "mlp_block_up_mosaic_gpu_kernel"}]}])");
   const auto found = module_kernel::from_load_reply(kernels);
   ASSERT_EQ(found.size(), 2u);
+  EXPECT_FALSE(found[1].geometry);  // no constant grid read: matched by name only
   const std::vector<std::vector<kernel_launch>> samples{{{"mlp_block_up_mosaic_gpu_kernel", {{132, 1, 1}, 384}}}};
   const auto check = check_launches(found, samples);
   EXPECT_TRUE(check.passed) << check.reason;
   EXPECT_EQ(check.by_name, 1u);
   EXPECT_FALSE(check_launches(found, {{{{"wrapped_convert", {{132, 1, 1}, 384}}}}}).passed);
+}
+
+TEST(ModuleKernels, AMosaicLaunchNamedStaleIsMatchedByItsGridAndBlock) {
+  // fused_softmax_cross_entropy's Mosaic kernel (H100, 2026-12-06): CUPTI named its launches
+  // after reduce_sum's kernel, run earlier in the same executor; its grid and block still match.
+  const json kernels = json::parse(R"([
+    {"target": "mosaic_gpu_v2", "name": "fused_softmax_cross_entropy", "ir": "...",
+     "launches": [{"name": "fused_softmax_cross_entropy_mosaic_gpu_kernel",
+                   "grid_x": 512, "grid_y": 1, "grid_z": 1, "block_threads": 128}]}])");
+  const auto found = module_kernel::from_load_reply(kernels);
+  ASSERT_EQ(found.size(), 2u);
+  ASSERT_TRUE(found[1].geometry);
+  EXPECT_EQ(*found[1].geometry, (launch_geometry{{512, 1, 1}, 128}));
+  const auto stale = check_launches(found, {{{{"reduce_sum_mosaic_gpu_kernel", {{512, 1, 1}, 128}}}}});
+  EXPECT_TRUE(stale.passed) << stale.reason;
+  EXPECT_EQ(stale.by_geometry, 1u);
+  // another shape under a stale name is still no launch of this module
+  EXPECT_FALSE(check_launches(found, {{{{"reduce_sum_mosaic_gpu_kernel", {{512, 1, 1}, 256}}}}}).passed);
 }
 
 TEST(LaunchCheck, EverySampleLaunchingAModuleKernelPasses) {

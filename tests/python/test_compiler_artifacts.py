@@ -37,8 +37,13 @@ def test_a_mosaic_kernel_is_decoded_with_its_wgmma_types(dtype, wgmma, monkeypat
     mosaic = [k for k in kernels if k["target"] in compiler_artifacts.MOSAIC_TARGETS]
     assert len(mosaic) == 1 and mosaic[0]["name"] == "matmul" and "error" not in mosaic[0], mosaic[0].get("error")
     assert "wgmma.mma_async" in mosaic[0]["ir"] and wgmma in mosaic[0]["ir"]
-    # the name its kernel launches under (CUPTI saw it on the H200), for the launch check
-    assert mosaic[0]["launch_names"] == ["matmul_mosaic_gpu_kernel"]
+    # the name its kernel launches under (CUPTI saw it on the H200), and its grid and block, for
+    # the launch check: one CTA per SM of the H200 the tracer targets (a persistent grid), and
+    # the table's warpgroups (two consumers, one producer) of 128 threads
+    (launch,) = mosaic[0]["launches"]
+    assert launch["name"] == "matmul_mosaic_gpu_kernel"
+    assert (launch["grid_y"], launch["grid_z"], launch["block_threads"]) == (1, 1, 384), launch
+    assert 1 <= launch["grid_x"] <= 132, launch
     # the running jax's Mosaic GPU IR version, not export's forward-compatible older one, whose
     # attribute syntax jax 0.11.2 cannot parse back (docs/jax_versions.md)
     from jax.experimental.mosaic.gpu import core as mosaic_core

@@ -26,7 +26,7 @@ struct module_kernel {
   std::string name;
   std::optional<launch_geometry> geometry;
   // From the executor's `load` reply (kernels[]: name, grid_x/y/z, num_warps; a Mosaic GPU
-  // kernel's launch_names, each a kernel of its own).
+  // kernel's launches[]: name, grid_x/y/z, block_threads, each a kernel of its own).
   [[nodiscard]] static std::vector<module_kernel> from_load_reply(const nlohmann::json& kernels);
 };
 

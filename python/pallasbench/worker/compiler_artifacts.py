@@ -125,22 +125,52 @@ def _decode_mosaic(target, config) -> dict:
         attrs = module.operation.attributes
         name = ir.StringAttr(attrs["sym_name"]).value if "sym_name" in attrs else None
         return {"target": target, "name": name, "ir": module.operation.get_asm(enable_debug_info=False),
-                "launch_names": _mosaic_launch_names(module.operation)}
+                "launches": _mosaic_launches(module.operation)}
 
 
-def _mosaic_launch_names(operation) -> list[str]:
-    """The names the module's GPU kernels launch under, for the timing's launch check: MLIR's GPU
-    kernel outlining moves each gpu.launch body into a kernel named after the function holding
-    it plus "_kernel" (the module `matmul` launches `matmul_mosaic_gpu_kernel`, H200 2026-12-04)."""
+def _mosaic_launches(operation) -> list[dict]:
+    """The kernels the module launches, for the timing's launch check: each gpu.launch's name
+    (MLIR's GPU kernel outlining moves its body into a kernel named after the function holding
+    it plus "_kernel": the module `matmul` launches `matmul_mosaic_gpu_kernel`, H200 2026-12-04),
+    and its grid and threads per block where they are constants. The geometry lets the check
+    match a launch that CUPTI names stale (a module loaded where an unloaded one was: H100,
+    2026-12-06, fused_softmax_cross_entropy timed under reduce_sum's kernel name)."""
     from jax._src.lib.mlir import ir
 
-    names = []
+    launches = []
     for func in _operations(operation):
-        if func.name.endswith("func.func") and "sym_name" in func.attributes:
-            name = ir.StringAttr(func.attributes["sym_name"]).value + "_kernel"
-            if name not in names and any(op.name.endswith("gpu.launch") for op in _operations(func)):
-                names.append(name)
-    return names
+        if not (func.name.endswith("func.func") and "sym_name" in func.attributes):
+            continue
+        name = ir.StringAttr(func.attributes["sym_name"]).value + "_kernel"
+        for op in _operations(func):
+            if op.name.endswith("gpu.launch") and name not in (l["name"] for l in launches):
+                launches.append({"name": name} | _launch_geometry(op))
+    return launches
+
+
+def _launch_geometry(launch) -> dict:
+    """grid_x/y/z and block_threads of a gpu.launch whose sizes are constants, else {}. Its
+    operands come in segments: async dependencies, grid x y z, block x y z, cluster x y z
+    (optional), dynamic shared memory (optional). A clustered launch is left without one: how
+    CUPTI counts its grid is not checked on the GPU yet."""
+    from jax._src.lib.mlir import ir
+
+    if "operandSegmentSizes" not in launch.attributes:
+        return {}
+    segments = list(ir.DenseI32ArrayAttr(launch.attributes["operandSegmentSizes"]))
+    if len(segments) < 7 or any(n != 1 for n in segments[1:7]) or any(segments[7:10]):
+        return {}
+    sizes = []
+    for operand in list(launch.operands)[segments[0]:segments[0] + 6]:
+        owner = operand.owner
+        if not hasattr(owner, "attributes") or "value" not in owner.attributes:
+            return {}  # a size computed at run time
+        try:
+            sizes.append(ir.IntegerAttr(owner.attributes["value"]).value)
+        except ValueError:  # a constant that is not an integer
+            return {}
+    return {"grid_x": sizes[0], "grid_y": sizes[1], "grid_z": sizes[2],
+            "block_threads": sizes[3] * sizes[4] * sizes[5]}
 
 
 def load_mosaic_runtime() -> None:
