@@ -16,6 +16,14 @@ import pytest
 # One OpenBLAS thread a process: the two test workers and the harness processes they start already
 # fill both cores, and idle OpenBLAS threads spin on them.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# The tests' XLA compiles at LLVM -O0, in pytest's processes and the harness's trusted workers
+# (which inherit the environment): no test measures speed, and compiling the interpret-mode
+# modules was a third of a SMALL suite run's CPU time (the suite's run 64.3 -> 54.8 user-s,
+# bench/results/2026-12-06-cpu/session4/README.md). The results can differ from -O2's in the last
+# bits (3 of 69 tasks' max errors, by an ulp or two): every tolerance the tests meet is far wider.
+# A user's runs (`make run`, the CLI) keep XLA's defaults.
+if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
 TESTS = Path(__file__).resolve().parent
 
