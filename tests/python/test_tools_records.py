@@ -56,3 +56,26 @@ def test_main_maps_errors_to_the_clis_exit_codes(capsys):
     assert main(lambda _: 0, []) == 0
     assert main(usage, []) == 2 and "pallasbench: error: bad file x.jsonl" in capsys.readouterr().err
     assert main(defect, []) == 3 and "KeyError" in capsys.readouterr().err
+
+
+def test_gzipped_records_read_as_plain_ones(tmp_path, capsys):
+    """records.jsonl.gz (the committed GPU results): a file, a folder holding only it, the
+    Python API's reader; a cut gzip stream is an error naming the file."""
+    import gzip
+
+    import pallasbench
+
+    text = json.dumps(RECORD) + "\n" + json.dumps({**RECORD, "size": "medium"}) + "\n" + json.dumps(RECORD)[:9]
+    path = tmp_path / "records.jsonl.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    [(first, source), (second, _)] = records_io.read(str(tmp_path))
+    assert source.path == path and (first["size"], second["size"]) == ("small", "medium")
+    assert f"{path}:3: skipped a cut last line" in capsys.readouterr().err
+    assert [r["size"] for r in pallasbench.read_records(path, tmp_path)] == ["small", "medium"] * 2
+    (tmp_path / "records.jsonl").write_text(json.dumps(RECORD) + "\n")  # the plain file first
+    assert records_io.records_path(str(tmp_path)) == tmp_path / "records.jsonl"
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(path.read_bytes()[:-12])
+    with pytest.raises(pallasbench.UsageError, match=rf"cannot read records file {cut}"):
+        pallasbench.read_records(cut)
+

@@ -112,7 +112,7 @@ struct eval_options {
 };
 
 struct report_options {
-  std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
+  std::vector<std::string> records;  // run folders or records files (gzipped or not); every record a row
   summary_format format = summary_format::table;
   summary_options summary;
   std::string html;  // set: write one self-contained HTML page here instead (pallasbench.tools.html_report)

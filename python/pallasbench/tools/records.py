@@ -1,9 +1,11 @@
 """The one reader of records for the Python tools (the HTML report's rows, export and its dataset
-card): run folders (their records.jsonl) or records files, every record in file order, each with
+card) and the Python API (`pallasbench.read_records`): run folders (their records.jsonl, or
+records.jsonl.gz) or records files, gzipped or not, every record in file order, each with
 where it came from. Nothing is dropped or replaced: a candidate, a second size or a second run of
 a task is a row of its own, as in `report`'s text table (the binary's reader, load_records)."""
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import sys
@@ -54,10 +56,12 @@ def candidate_name(record: dict) -> str:
 
 
 def records_path(argument: str) -> Path:
-    """A run folder stands for its records.jsonl, as `run --out` wrote it."""
+    """A run folder stands for its records.jsonl, as `run --out` wrote it, or for its
+    records.jsonl.gz when only that is there (the binary's rule: record/jsonl.hpp, records_file_of)."""
     path = Path(argument)
     if path.is_dir():
-        path = path / "records.jsonl"
+        plain = path / "records.jsonl"
+        path = plain if plain.exists() or not (path / "records.jsonl.gz").is_file() else path / "records.jsonl.gz"
     if not path.is_file():
         raise ToolUsageError(f"cannot read records file {path}")
     return path
@@ -68,8 +72,10 @@ def read(argument: str) -> list[tuple[dict, Source]]:
     run killed mid-write), which is skipped with a warning, as the C++ reader does."""
     path = records_path(argument)
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as e:
+        # By its bytes, not its name: a gzip file starts 1f 8b (the binary's zlib reads either too).
+        data = path.read_bytes()
+        lines = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8").split("\n")
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as e:
         raise ToolUsageError(f"cannot read records file {path}: {e}") from e
     complete = lines[-1] == ""  # a file whose last line ended with its newline
     records = []
@@ -96,3 +102,4 @@ def read_all(arguments: list[str]) -> list[tuple[dict, Source]]:
     if not arguments:
         raise ToolUsageError("no records given")
     return [item for argument in arguments for item in read(argument)]
+
