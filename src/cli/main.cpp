@@ -300,6 +300,9 @@ int main(int argc, char** argv) {
                           "below apply to --task only)");
   add_evaluation(compare_cmd, compare.flags);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
+  compare_cmd->add_option("--html", compare.html,
+                          "also write the comparison as one self-contained HTML page here (both sides' status, "
+                          "median and speedup, the change and verdict; rows that changed status first)");
 
   try {
     app.parse(argc, argv);

@@ -145,6 +145,7 @@ struct compare_options {
   std::string task;  // set: evaluate BASE and NEW on this task in one run, alternating
   evaluation_flags flags;
   bool json = false;
+  std::string html;  // set: also write the comparison as an HTML page here (pallasbench.tools.compare_html)
 };
 
 // compare --task's evaluations of each side when --repetitions is not given: five runs a side can
