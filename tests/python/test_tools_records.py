@@ -79,3 +79,27 @@ def test_gzipped_records_read_as_plain_ones(tmp_path, capsys):
     with pytest.raises(pallasbench.UsageError, match=rf"cannot read records file {cut}"):
         pallasbench.read_records(cut)
 
+
+def test_the_html_report_shows_an_older_binarys_absolute_paths_relative(tmp_path):
+    """A record from before portable paths: an absolute artifact path inside the run folder is read
+    there and shown relative; one outside it (another machine's) is withheld, its name shown."""
+    from pathlib import Path
+
+    from pallasbench.tools import html_report
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "gpu_ok.jsonl"
+    record = json.loads(fixture.read_text().splitlines()[0])
+    run = tmp_path / "run"
+    (run / "artifacts").mkdir(parents=True)
+    ptx = run / "artifacts" / "kernel.ptx"
+    ptx.write_text("// the PTX written beside the records\n.visible .entry from_the_file()\n")
+    record["artifacts"]["ptx"] = {"path": str(ptx), "bytes": ptx.stat().st_size}
+    record["artifacts"]["sass"] = {"path": "/home/someone/run/artifacts/kernel.sass", "bytes": 10}
+    record["candidate"]["path"] = "/home/someone/pallasbench/tasks/level1/embedding_lookup.py"
+    (run / "records.jsonl").write_text(json.dumps(record) + "\n")
+    page = tmp_path / "report.html"
+    assert main(html_report.run, ["--out", str(page), str(run)]) == 0
+    text = page.read_text()
+    assert "from_the_file()" in text  # read through the path made relative
+    assert str(ptx) not in text and "/home/someone" not in text
+    assert "kernel.sass (an absolute path outside the run folder, withheld)" in text

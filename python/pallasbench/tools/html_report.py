@@ -254,6 +254,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument("inputs", nargs="+", help="run folders or records.jsonl files")
     args = parser.parse_args(argv)
     items = records_io.read_all(args.inputs)  # every record a row, as `report`'s text table
+    records_io.portable_paths(items)  # an older binary's absolute paths, shown relative
     records = [record for record, _ in items]
     header = header_of(records, [str(records_io.records_path(a)) for a in args.inputs])
     text = page(records, header, [source.path.parent for _, source in items])

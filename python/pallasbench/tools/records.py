@@ -8,11 +8,18 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pallasbench.tools import ToolUsageError
+
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+# A suite kernel's file is <repository>/tasks/level<N>/<task>.py wherever the repository was: an old
+# record's absolute path of one shows the repository that wrote the file's records.
+SUITE_FILE = re.compile(r"(/.*)/tasks/level\d+/[^/]+\.py")
 
 
 @dataclass(frozen=True)
@@ -103,3 +110,50 @@ def read_all(arguments: list[str]) -> list[tuple[dict, Source]]:
         raise ToolUsageError("no records given")
     return [item for argument in arguments for item in read(argument)]
 
+
+def _inside(path: PurePosixPath, root: PurePosixPath) -> str | None:
+    """`path` relative to `root` when it lies under it, lexically (the path is another machine's)."""
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return None
+    return relative.as_posix() if relative.parts and ".." not in relative.parts else None
+
+
+def _absolute(value) -> bool:
+    return isinstance(value, str) and value.startswith("/")
+
+
+def portable_paths(items: list[tuple[dict, Source]]) -> None:
+    """Rewrites, in place, the absolute local paths of records from binaries before 2026-12-06, by the
+    rule the binary now writes them (orchestrate/paths.hpp, portable_path): `candidate.path` and
+    `module_name` relative to the repository (this one, or the one the file's suite records show
+    wrote them), else to the run folder, else the file's name alone; `artifacts.<key>.path` relative
+    to the run folder, or left as is for the publisher to refuse (export) or withhold (the HTML
+    report). Readers that publish (export, the HTML report) call it; `report` shows names only."""
+    writers: dict[Path, set[str]] = {}
+    for record, source in items:
+        candidate = record.get("candidate") if isinstance(record.get("candidate"), dict) else {}
+        found = SUITE_FILE.fullmatch(str(candidate.get("path", "")))
+        if candidate.get("kind") == "suite" and found:
+            writers.setdefault(source.path, set()).add(found.group(1))
+    for record, source in items:
+        folders = [PurePosixPath(source.path.parent.absolute().as_posix()),
+                   PurePosixPath(source.path.parent.resolve().as_posix())]
+        roots = [PurePosixPath(REPOSITORY.as_posix()), *map(PurePosixPath, sorted(writers.get(source.path, ()))),
+                 *folders]
+
+        def placed(value: str) -> str:
+            path = PurePosixPath(value)
+            return next((r for r in (_inside(path, root) for root in roots) if r), path.name)
+
+        candidate = record.get("candidate")
+        if isinstance(candidate, dict) and _absolute(candidate.get("path")):
+            candidate["path"] = placed(candidate["path"])
+        if _absolute(record.get("module_name")):
+            record["module_name"] = placed(record["module_name"])
+        artifacts = record.get("artifacts") if isinstance(record.get("artifacts"), dict) else {}
+        for entry in artifacts.values():
+            if isinstance(entry, dict) and _absolute(entry.get("path")):
+                inside = (_inside(PurePosixPath(entry["path"]), f) for f in folders)
+                entry["path"] = next((r for r in inside if r), entry["path"])
