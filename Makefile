@@ -5,7 +5,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 BUILD := build
 JAX_VERSION := 0.10.2
-APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev
+APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev zlib1g-dev
 # The HTML report's test renders the page in a real browser.
 TEST_APT_PACKAGES := chromium-headless-shell
 

@@ -1,5 +1,5 @@
 """PallasBench from Python: `pallasbench.tasks()`, `pallasbench.evaluate(...)`, `pallasbench.run(...)`,
-`pallasbench.compare(...)`.
+`pallasbench.compare(...)`, `pallasbench.read_records(...)`.
 
 A thin layer over the binary (`build/pallasbench`, or $PALLASBENCH_BINARY): every judgement stays
 in the C++ harness and its sandboxed workers; this module only writes the request, starts the
@@ -116,8 +116,20 @@ def run(*task_names: str, size: str = "small", device: str = "auto", out: str | 
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="pallasbench-run-"))
     _call(["run", *task_names, "--size", size, "--device", device, "--out", str(folder), *_flags(flags)],
           timeout=timeout)
-    records = folder / "records.jsonl"
-    return [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
+    return read_records(folder) if (folder / "records.jsonl").exists() else []
+
+
+def read_records(*paths: str | os.PathLike) -> list[dict]:
+    """Every record of run folders or records files, in file order, none dropped: what `report`
+    and the HTML report read (pallasbench.tools.records). A folder stands for its records.jsonl
+    (or records.jsonl.gz); a file may be gzipped, as the committed GPU results are. A file that
+    cannot be read, or a corrupt line, raises UsageError naming file:line."""
+    from pallasbench.tools import ToolUsageError, records
+
+    try:
+        return [record for record, _ in records.read_all([str(p) for p in paths])]
+    except ToolUsageError as e:
+        raise UsageError(str(e)) from e
 
 
 def compare(base, new=None, *, task: str | None = None, timeout: float | None = None, **flags) -> dict:

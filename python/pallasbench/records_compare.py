@@ -8,7 +8,6 @@ with the unsharded run's.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -41,15 +40,20 @@ def key_of(record: dict) -> tuple:
 
 
 def load(path: Path) -> dict[tuple, dict]:
-    """A records file's records by key_of; ValueError naming file:line on a second record of a key."""
+    """A records file's (or run folder's; gzipped or not) records by key_of, read by the tools' one
+    reader; ValueError naming file:line on an unreadable line or a second record of a key."""
+    from pallasbench.tools import ToolUsageError
+    from pallasbench.tools import records as records_io
+
+    try:
+        items = records_io.read(str(path))
+    except ToolUsageError as e:
+        raise ValueError(str(e)) from e
     records = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        record = json.loads(line)
+    for record, source in items:
         key = key_of(record)
         if key in records:
-            raise ValueError(f"{path}:{number}: a second record of {key}")
+            raise ValueError(f"{source.path}:{source.line}: a second record of {key}")
         records[key] = record
     return records
 

@@ -119,7 +119,7 @@ std::map<std::string, nlohmann::json> resumed(const evaluation_flags& flags, con
 std::filesystem::path records_file(const std::string& argument) {
   std::filesystem::path path(argument);
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) path /= "records.jsonl";
+  if (std::filesystem::is_directory(path, ec)) path = records_file_of(path);
   if (!std::filesystem::is_regular_file(path, ec))
     throw usage_error(fmt::format("cannot read records file {}", path.string()));
   return path;

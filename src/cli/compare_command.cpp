@@ -1,5 +1,6 @@
 // `pallasbench compare BASE NEW` (report/compare.hpp does the work) and `compare --task T A.py
 // [B.py]`, which evaluates both sides in one run first.
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <fmt/ostream.h>
 
 #include "detail/command_setup.hpp"
+#include "detail/python_tool.hpp"
 #include "pallasbench/cli/commands.hpp"
 #include "pallasbench/orchestrate/paths.hpp"
 #include "pallasbench/report/compare.hpp"
@@ -131,11 +133,28 @@ int compare_command(const compare_options& options) {
     next = load_side(options.next, options.repetitions, "NEW");
   }
   const auto result = compare_runs(base, next, how);
+  auto j = result.to_json();
+  j["threshold"] = options.threshold;
+  j["alpha"] = options.alpha;
   if (options.json)
-    fmt::print("{}\n", result.to_json().dump(2));
+    fmt::print("{}\n", j.dump(2));
   else
     print_compare_markdown(std::cout, result);
-  return result.regressed() ? exit_code::check_failed : exit_code::ok;
+  const int code = result.regressed() ? exit_code::check_failed : exit_code::ok;
+  if (!options.html.empty()) {
+    // The page draws this very comparison's rows (its JSON on the tool's stdin): no number is
+    // computed twice. The tool exits with compare's code once the page is written.
+    std::cout.flush();
+    std::fflush(stdout);
+    const bool against_suite = !options.task.empty() && options.next.empty();
+    const auto base_label = against_suite ? fmt::format("the suite's kernel of {}", options.task) : options.base;
+    const auto new_label = against_suite ? options.base : options.next;
+    exec_python_tool("compare_html",
+                     {"--out=" + options.html, "--compare=-", "--base=" + base_label, "--new=" + new_label,
+                      "--exit-code=" + std::to_string(code)},
+                     j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  return code;
 }
 
 }  // namespace pallasbench

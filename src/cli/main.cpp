@@ -238,9 +238,10 @@ int main(int argc, char** argv) {
 
   pallasbench::report_options report;
   auto* report_cmd = app.add_subcommand("report",
-                                        "summarise records.jsonl files (a later file's record replaces "
-                                        "an earlier one of the same task and size)");
-  report_cmd->add_option("records", report.records, "run folders or records.jsonl files")->required();
+                                        "summarise records files: every record a row (a candidate, a second "
+                                        "run of a task)");
+  report_cmd->add_option("records", report.records, "run folders or records files (records.jsonl, or gzipped)")
+      ->required();
   add_choice(report_cmd, "--format", report.format, "table or markdown");
   add_show_compiler(report_cmd, report.summary);
   report_cmd->add_option("--html", report.html,
@@ -299,6 +300,9 @@ int main(int argc, char** argv) {
                           "below apply to --task only)");
   add_evaluation(compare_cmd, compare.flags);
   compare_cmd->add_flag("--json", compare.json, "print a JSON object (rows, counts) instead of a markdown table");
+  compare_cmd->add_option("--html", compare.html,
+                          "also write the comparison as one self-contained HTML page here (both sides' status, "
+                          "median and speedup, the change and verdict; rows that changed status first)");
 
   try {
     app.parse(argc, argv);

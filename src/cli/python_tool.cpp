@@ -1,5 +1,6 @@
 #include "detail/python_tool.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +14,28 @@
 #include "pallasbench/orchestrate/paths.hpp"
 
 namespace pallasbench {
+namespace {
 
-void exec_python_tool(std::string_view module, const std::vector<std::string>& args) {
+// `input` in an anonymous in-memory file that becomes stdin, and outlives the exec.
+void stdin_from(std::string_view input, std::string_view module) {
+  const int fd = ::memfd_create("pallasbench-tool-input", 0);
+  const auto fail = [&](std::string_view what) {
+    throw error(fmt::format("cannot {} the input of pallasbench.tools.{}: {}", what, module, std::strerror(errno)));
+  };
+  if (fd < 0) fail("create");
+  for (std::size_t written = 0; written < input.size();) {
+    const ssize_t n = ::write(fd, input.data() + written, input.size() - written);
+    if (n < 0 && errno != EINTR) fail("write");
+    if (n > 0) written += static_cast<std::size_t>(n);
+  }
+  if (::lseek(fd, 0, SEEK_SET) != 0 || ::dup2(fd, STDIN_FILENO) < 0) fail("pass on");
+  ::close(fd);
+}
+
+}  // namespace
+
+void exec_python_tool(std::string_view module, const std::vector<std::string>& args, std::string_view input) {
+  if (!input.empty()) stdin_from(input, module);
   const auto root = project_root();
   if (::setenv("PYTHONPATH", project_python_path(root).c_str(), 1) != 0 ||
       ::setenv("PALLASBENCH_ROOT", root.c_str(), 1) != 0)

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <zlib.h>
+
 #include "pallasbench/core/interrupt.hpp"
 
 namespace pallasbench {
@@ -53,6 +55,26 @@ void lock_exclusive(int fd, const std::filesystem::path& path, lock_wait wait) {
     if (errno != EINTR) io_fail(path, "cannot lock records file");
     if (interrupted()) throw interrupted_error();
   }
+}
+
+// A records file's bytes, gunzipped when it is gzip (zlib reads a plain file as it is): the committed
+// GPU results are records.jsonl.gz. Empty when the file does not exist.
+std::string records_bytes(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  gzFile file = ::gzopen(path.c_str(), "rb");
+  if (!file) io_fail(path, "cannot open records file");
+  std::string bytes;
+  char chunk[1 << 16];
+  int n = 0;
+  while ((n = ::gzread(file, chunk, sizeof chunk)) > 0) bytes.append(chunk, static_cast<std::size_t>(n));
+  // A stream cut short ends the reads without an error return: zlib keeps it as Z_BUF_ERROR.
+  int code = Z_OK;
+  const std::string why = ::gzerror(file, &code);
+  ::gzclose(file);
+  if (n < 0 || code != Z_OK)
+    throw std::runtime_error(fmt::format("{}: not a readable gzip file: {}", path.string(), why));
+  return bytes;
 }
 
 }  // namespace
@@ -147,22 +169,32 @@ void record_writer::append(const nlohmann::json& record) {
 
 std::vector<nlohmann::json> read_records(const std::filesystem::path& path, std::ostream* warnings) {
   std::vector<nlohmann::json> records;
-  std::ifstream in(path);
-  std::string line;
+  const auto bytes = records_bytes(path);
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t start = 0; start < bytes.size();) {
     ++number;
-    if (in.eof()) {  // a last line without its newline was cut short: not a record
+    const auto end = bytes.find('\n', start);
+    if (end == std::string::npos) {  // a last line without its newline was cut short: not a record
       if (warnings)
         fmt::print(*warnings, "warning: {}:{}: the last line was cut short ({} bytes, no newline): skipped\n",
-                   path.string(), number, line.size());
+                   path.string(), number, bytes.size() - start);
       break;
     }
-    auto record = nlohmann::json::parse(line, nullptr, false);
+    auto record = nlohmann::json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(start),
+                                        bytes.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
     if (!record.is_object()) throw std::runtime_error(fmt::format("{}:{}: not a JSON record", path.string(), number));
     records.push_back(std::move(record));
+    start = end + 1;
   }
   return records;
+}
+
+std::filesystem::path records_file_of(const std::filesystem::path& folder) {
+  const auto plain = folder / "records.jsonl";
+  std::error_code ec;
+  if (!std::filesystem::exists(plain, ec) && std::filesystem::is_regular_file(folder / "records.jsonl.gz", ec))
+    return folder / "records.jsonl.gz";
+  return plain;
 }
 
 std::map<std::string, nlohmann::json> recorded_by_config_hash(const std::filesystem::path& path) {

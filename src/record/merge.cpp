@@ -42,7 +42,7 @@ std::string task_of(const json& record) {
 
 // The records file of an input, and the folder its artifact paths are relative to.
 std::pair<fs::path, fs::path> locate(const fs::path& input) {
-  if (fs::is_directory(input)) return {input / k_records_file, input};
+  if (fs::is_directory(input)) return {records_file_of(input), input};
   if (fs::is_regular_file(input)) return {input, input.parent_path()};
   throw merge_error(fmt::format("{}: no such folder or records file", input.string()));
 }

@@ -36,6 +36,7 @@ struct keyed {
   std::tuple<std::string, std::string, std::string, std::string, std::string>
       key;  // task, size, dtype, backend, sha256
   compared_side side;
+  std::string candidate;  // detail::candidate_name of the key's first record
   bool matched = false;
 };
 
@@ -45,7 +46,8 @@ std::vector<keyed> keyed_records(const std::vector<json>& records) {
   for (const auto& record : records) {
     keyed k{{record.value("kernel_name", "?"), record.value("size", "?"), run_dtype(record), run_backend(record),
              string_at(record, "/candidate/sha256"_json_pointer)},
-            compared_side::from_record(record)};
+            compared_side::from_record(record),
+            detail::candidate_name(record)};
     const auto same = std::find_if(out.begin(), out.end(), [&](const keyed& e) { return e.key == k.key; });
     if (same != out.end())
       *same = std::move(k);
@@ -73,6 +75,9 @@ void add_run(compared_side& side, const compared_side& more) {
   }
   side.passed = side.passed && more.passed;
   side.ci95_us.reset();  // one run's interval says nothing of the others'
+  side.speedups.insert(side.speedups.end(), more.speedups.begin(), more.speedups.end());
+  side.speedup =
+      static_cast<int>(side.speedups.size()) == side.runs ? std::optional(median_of(side.speedups)) : std::nullopt;
   // A run without a median leaves the side without one: its sample is missing.
   side.median_us = side.median_us && more.median_us && static_cast<int>(side.samples_us.size()) == side.runs
                        ? std::optional(median_of(side.samples_us))
@@ -155,6 +160,7 @@ json side_json(const std::optional<compared_side>& side) {
          {"samples_us", side->samples_us},
          {"runs", side->runs},
          {"wall_clock", side->wall_clock},
+         {"speedup", optional_number(side->speedup)},
          {"ci95_us", nullptr}};
   if (side->ci95_us) j["ci95_us"] = {side->ci95_us->first, side->ci95_us->second};
   return j;
@@ -171,6 +177,8 @@ compared_side compared_side::from_record(const json& record) {
   side.median_us = number_at(record, "/timing/median_us"_json_pointer);
   if (side.median_us) side.samples_us.push_back(*side.median_us);
   side.wall_clock = string_at(record, "/timing/timer"_json_pointer) == "wall";
+  side.speedup = number_at(record, "/timing/speedup"_json_pointer);
+  if (side.speedup) side.speedups.push_back(*side.speedup);
   if (const auto ptr = "/timing/ci95_us"_json_pointer; record.contains(ptr)) {
     const auto& ci = record[ptr];
     if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
@@ -220,6 +228,7 @@ compare_result compare_runs(const std::vector<std::vector<json>>& base_runs,
   const auto row_of = [](const keyed& k) {
     compare_row row;
     std::tie(row.task, row.size, row.dtype, row.backend, row.candidate_sha256) = k.key;
+    row.candidate = k.candidate;
     return row;
   };
   for (std::size_t i = 0; i < base.size(); ++i) {
@@ -269,6 +278,7 @@ json compare_row::to_json() const {
           {"backend", backend},
           {"dtype", dtype},
           {"candidate_sha256", candidate_sha256},
+          {"candidate", candidate},
           {"base", side_json(base)},
           {"new", side_json(next)},
           {"change", optional_number(change)},
@@ -278,7 +288,7 @@ json compare_row::to_json() const {
 }
 
 json compare_result::to_json() const {
-  json j{{"rows", json::array()}, {"counts", json::object()}};
+  json j{{"rows", json::array()}, {"counts", json::object()}, {"within_run_only", within_run_only()}};
   for (const auto& r : rows) j["rows"].push_back(r.to_json());
   // Every verdict, zeros included, so a consumer can read any count without a default.
   for (const auto& [verdict, name] : enum_names<compare_verdict>::entries) j["counts"][std::string(name)] = 0;

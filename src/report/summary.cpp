@@ -205,14 +205,7 @@ summary_row summary_row::from_record(const json& record) {
     if (record["error"].contains("lowering")) row.lowering = lowering_lines(record["error"]["lowering"]);
   }
   if (row.status == task_status::incorrect) row.mismatch = mismatch_lines(record);
-  // A user candidate is named by its batch request's id (a source string's file is a made-up
-  // name), else by its file's name; the HTML report names it by the same rule (report_data.py).
-  if (const auto ptr = "/candidate/kind"_json_pointer; record.contains(ptr) && record[ptr] == "user") {
-    const auto id = record.contains("request_id") && record["request_id"].is_string()
-                        ? record["request_id"].get<std::string>()
-                        : std::string();
-    row.candidate = id.empty() ? std::filesystem::path(record["candidate"].value("path", "")).filename().string() : id;
-  }
+  row.candidate = detail::candidate_name(record);
   if (const auto ptr = "/artifacts/summary"_json_pointer; record.contains(ptr) && record[ptr].is_object())
     row.compiler = compiler_cells::from_summary(record[ptr]);
   return row;

@@ -183,3 +183,51 @@ def test_python_api_compare(env, tmp_path, monkeypatch):
     assert pallasbench.compare(base, new)["rows"][0]["verdict"] == "AMBIGUOUS"  # alpha 0.05: too few runs
     with pytest.raises(pallasbench.UsageError, match="--repetitions 2: BASE gives 3 run"):
         pallasbench.compare(base, new, repetitions=2)
+
+
+def test_html_page_draws_compares_own_numbers_changed_status_first(env, tmp_path):
+    """compare --html: one page of the two runs; each cell is the number `compare --json` gives (the
+    speedups the records', never recomputed), rows that changed status first; compare's exit code
+    and markdown stay. BASE is a run folder holding only records.jsonl.gz, as the committed GPU
+    results are; `report` reads it too."""
+    import gzip
+    import html
+    import re
+
+    base = base_records()
+    a = tmp_path / "a"
+    a.mkdir()
+    (a / "records.jsonl.gz").write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in base.values()).encode()))
+    broken = copy.deepcopy(base["relu"])
+    broken.update(status="incorrect", timing=None, passed=False)
+    broken["result"]["robustness_passed"] = False
+    b = write(tmp_path / "b.jsonl", [retimed(base["embedding_lookup"], 1.5), base["one_hot"], broken])
+    page = tmp_path / "compare.html"
+    proc = run_cli(env, "compare", a, b, "--html", page, timeout=30)
+    assert proc.returncode == 1, proc.stderr  # SLOWER and BROKE, as without --html
+    assert "| relu | small | 1.792 us | - | - | - | BROKE |" in proc.stdout and f"wrote {page}" in proc.stdout
+    expected = {r["task"]: r for r in json.loads(run_cli(env, "compare", a, b, "--json", timeout=30).stdout)["rows"]}
+
+    text = page.read_text()
+    rows = re.findall(r'<tr class="compare-row[^"]*" data-task="([^"]*)" data-verdict="([^"]*)">(.*?)</tr>', text)
+    # compare's order is BASE's (embedding_lookup, one_hot, relu); the page puts relu's change first.
+    assert [(task, verdict) for task, verdict, _ in rows] == [
+        ("relu", "BROKE"), ("embedding_lookup", "SLOWER"), ("one_hot", "SAME")]
+    for task, verdict, cells in rows:
+        found = re.findall(r'<td([^>]*)>(.*?)</td>', cells)
+        value = [(re.search(r'data-v="([^"]*)"', attrs) or [None, None])[1] for attrs, _ in found]
+        shown = [html.unescape(re.sub(r"<small>.*?</small>|<[^>]+>", "", body)) for _, body in found]
+        row = expected[task]
+        assert shown[5:7] == [row["base"]["status"], row["new"]["status"]]
+        for column, side, key in ((7, "base", "median_us"), (8, "new", "median_us"), (9, "base", "speedup"),
+                                  (10, "new", "speedup")):
+            number = row[side][key]
+            assert (value[column] or None) == (None if number is None else repr(number)), (task, column)
+        assert value[9] == repr(base[task]["timing"]["speedup"])  # the record's own speedup
+        assert shown[11] == ("-" if row["change"] is None else f"{100 * row['change']:+.2f}%")
+        assert shown[13] == verdict == row["verdict"]
+    assert "1 BROKE, 1 SAME, 1 SLOWER; 1 changed status" in text and html.escape(str(a)) in text
+
+    proc = run_cli(env, "report", a, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 tasks: 3 ok" in proc.stdout, proc.stdout

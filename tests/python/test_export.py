@@ -251,3 +251,42 @@ def test_artifact_files_are_copied_into_the_dataset_or_the_export_is_refused(tmp
     write(run / "records.jsonl", [record])
     assert main(export.run, ["--to", str(tmp_path / "escaped"), str(run)]) == USAGE
     assert "../../etc/passwd is not inside the run folder" in capsys.readouterr().err
+
+
+def test_an_older_binarys_absolute_paths_are_exported_relative_or_refused(tmp_path, capsys):
+    """Records from before portable paths hold another machine's absolute paths: exported relative
+    to the repository (this one, or the one the file's suite records show), to the run folder, else
+    as the file's name; an artifact outside the run folder is refused, naming the field."""
+    from pallasbench.tools.records import REPOSITORY
+
+    suite, user = (copy.deepcopy(records_of(FIXTURES / name)[0]) for name in ("gpu_ok.jsonl", "gpu_failures.jsonl"))
+    run = tmp_path / "run"
+    (run / "artifacts").mkdir(parents=True)
+    suite["candidate"]["path"] = "/home/someone/pallasbench/tasks/level1/embedding_lookup.py"
+    ptx = run / "artifacts" / "kernel.ptx"
+    ptx.write_text(suite["artifacts"]["ptx"]["text"])
+    suite["artifacts"]["ptx"] = {"path": str(ptx), "bytes": ptx.stat().st_size}  # absolute, inside the run
+    in_repository, in_writer, in_run, elsewhere = (dict(user, uuid=f"{user['uuid'][:-1]}{i}") for i in range(4))
+    in_repository["candidate"] = dict(user["candidate"], path=str(REPOSITORY / "tests/e2e/candidates/relu_good.py"))
+    in_writer["candidate"] = dict(user["candidate"], path="/home/someone/pallasbench/tests/mine.py")
+    in_run["candidate"] = dict(user["candidate"], path=str(run / "cands" / "mine.py"))
+    elsewhere["candidate"] = dict(user["candidate"], path="/scratch/u1/attempt7.py")
+    candidates = (in_repository, in_writer, in_run, elsewhere)
+    for record in candidates:
+        record["module_name"] = record["candidate"]["path"]
+    write(run / "records.jsonl", [suite, *candidates])
+    assert main(export.run, ["--to", str(tmp_path / "dataset"), str(run)]) == 0, capsys.readouterr().err
+    rows = records_of(tmp_path / "dataset" / dataset_files.data_file("jsonl"))
+    assert [r["candidate"]["path"] for r in rows] == [
+        "tasks/level1/embedding_lookup.py", "tests/e2e/candidates/relu_good.py", "tests/mine.py", "cands/mine.py",
+        "attempt7.py"]
+    assert [r["module_name"] for r in rows[1:]] == [r["candidate"]["path"] for r in rows[1:]]
+    assert rows[0]["module_name"] == suite["module_name"]  # a suite module's dotted name stays
+    assert rows[0]["artifacts"]["ptx"]["path"] == "artifacts/kernel.ptx"
+    assert (tmp_path / "dataset" / "artifacts" / "kernel.ptx").read_text() == ptx.read_text()
+    assert "/home/someone" not in (tmp_path / "dataset" / dataset_files.data_file("jsonl")).read_text()
+    suite["artifacts"]["ptx"]["path"] = "/home/someone/run/artifacts/kernel.ptx"
+    write(run / "records.jsonl", [suite])
+    assert main(export.run, ["--to", str(tmp_path / "refused"), str(run)]) == USAGE
+    assert (f"{run / 'records.jsonl'}:1: artifacts.ptx.path /home/someone/run/artifacts/kernel.ptx is not inside "
+            "the run folder") in capsys.readouterr().err

@@ -56,3 +56,50 @@ def test_main_maps_errors_to_the_clis_exit_codes(capsys):
     assert main(lambda _: 0, []) == 0
     assert main(usage, []) == 2 and "pallasbench: error: bad file x.jsonl" in capsys.readouterr().err
     assert main(defect, []) == 3 and "KeyError" in capsys.readouterr().err
+
+
+def test_gzipped_records_read_as_plain_ones(tmp_path, capsys):
+    """records.jsonl.gz (the committed GPU results): a file, a folder holding only it, the
+    Python API's reader; a cut gzip stream is an error naming the file."""
+    import gzip
+
+    import pallasbench
+
+    text = json.dumps(RECORD) + "\n" + json.dumps({**RECORD, "size": "medium"}) + "\n" + json.dumps(RECORD)[:9]
+    path = tmp_path / "records.jsonl.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    [(first, source), (second, _)] = records_io.read(str(tmp_path))
+    assert source.path == path and (first["size"], second["size"]) == ("small", "medium")
+    assert f"{path}:3: skipped a cut last line" in capsys.readouterr().err
+    assert [r["size"] for r in pallasbench.read_records(path, tmp_path)] == ["small", "medium"] * 2
+    (tmp_path / "records.jsonl").write_text(json.dumps(RECORD) + "\n")  # the plain file first
+    assert records_io.records_path(str(tmp_path)) == tmp_path / "records.jsonl"
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(path.read_bytes()[:-12])
+    with pytest.raises(pallasbench.UsageError, match=rf"cannot read records file {cut}"):
+        pallasbench.read_records(cut)
+
+
+def test_the_html_report_shows_an_older_binarys_absolute_paths_relative(tmp_path):
+    """A record from before portable paths: an absolute artifact path inside the run folder is read
+    there and shown relative; one outside it (another machine's) is withheld, its name shown."""
+    from pathlib import Path
+
+    from pallasbench.tools import html_report
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "gpu_ok.jsonl"
+    record = json.loads(fixture.read_text().splitlines()[0])
+    run = tmp_path / "run"
+    (run / "artifacts").mkdir(parents=True)
+    ptx = run / "artifacts" / "kernel.ptx"
+    ptx.write_text("// the PTX written beside the records\n.visible .entry from_the_file()\n")
+    record["artifacts"]["ptx"] = {"path": str(ptx), "bytes": ptx.stat().st_size}
+    record["artifacts"]["sass"] = {"path": "/home/someone/run/artifacts/kernel.sass", "bytes": 10}
+    record["candidate"]["path"] = "/home/someone/pallasbench/tasks/level1/embedding_lookup.py"
+    (run / "records.jsonl").write_text(json.dumps(record) + "\n")
+    page = tmp_path / "report.html"
+    assert main(html_report.run, ["--out", str(page), str(run)]) == 0
+    text = page.read_text()
+    assert "from_the_file()" in text  # read through the path made relative
+    assert str(ptx) not in text and "/home/someone" not in text
+    assert "kernel.sass (an absolute path outside the run folder, withheld)" in text

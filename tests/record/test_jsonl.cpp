@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "npy_writer.hpp"
 
@@ -80,6 +81,45 @@ TEST(Jsonl, ReadRecordsNamesACorruptLine) {
     FAIL() << "a corrupt complete line was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("records.jsonl:2: not a JSON record"), std::string::npos) << e.what();
+  }
+}
+
+// `bytes` gzipped into `path`, as `gzip` writes a records.jsonl.gz.
+void write_gzip(const std::filesystem::path& path, const std::string& bytes) {
+  gzFile file = gzopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  ASSERT_EQ(gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  ASSERT_EQ(gzclose(file), Z_OK);
+}
+
+TEST(Jsonl, ReadsGzippedRecordsAndAFolderOfThem) {
+  testing::temp_dir dir;
+  const auto path = dir / "records.jsonl.gz";
+  write_gzip(path, "{\"config_hash\": \"a\"}\n{\"config_hash\": \"b\"}\n{\"cut");
+  std::ostringstream warnings;
+  const auto records = read_records(path, &warnings);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].at("config_hash"), "b");
+  EXPECT_NE(warnings.str().find("records.jsonl.gz:3: the last line was cut short"), std::string::npos)
+      << warnings.str();
+  EXPECT_EQ(records_file_of(dir.path()), path);  // only the gzipped file: the folder's records
+  testing::write_file(dir / "records.jsonl", "{\"config_hash\": \"c\"}\n");
+  EXPECT_EQ(records_file_of(dir.path()), dir / "records.jsonl");  // the plain one first
+}
+
+TEST(Jsonl, CutGzipIsAnErrorNamingTheFile) {
+  testing::temp_dir dir;
+  const auto whole = dir / "whole.gz";
+  write_gzip(whole, std::string(4096, ' ') + "{\"config_hash\": \"a\"}\n");
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto cut = dir / "cut.jsonl.gz";
+  testing::write_file(cut, bytes.substr(0, bytes.size() / 2));
+  try {
+    (void)read_records(cut);
+    FAIL() << "a cut gzip file was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.jsonl.gz: not a readable gzip file"), std::string::npos) << e.what();
   }
 }
 

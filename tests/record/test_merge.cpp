@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "npy_writer.hpp"
 #include "pallasbench/record/jsonl.hpp"
@@ -73,6 +74,21 @@ TEST(Merge, UnionsShardsInTheUnshardedRunsOrder) {
   // Level, then name (the selection), then size: the inputs' order does not matter.
   EXPECT_EQ(merged_order(dir / "out" / "records.jsonl"),
             (std::vector<std::string>{"add/small", "gelu/small", "relu/small", "relu/medium", "swiglu/small"}));
+  EXPECT_EQ(warnings.str(), "");
+}
+
+TEST(Merge, ReadsAShardFolderHoldingOnlyGzippedRecords) {
+  testing::temp_dir dir;
+  write_records(dir / "s1", {shard_record("add", 1, "small", {{1, 2}}, "u1")});
+  fs::create_directories(dir / "s2");
+  const std::string text = shard_record("relu", 1, "small", {{2, 2}}, "u2").dump() + "\n";
+  gzFile gz = gzopen((dir / "s2" / "records.jsonl.gz").c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(gz), Z_OK);
+  std::ostringstream warnings;
+  EXPECT_EQ(merge_records(dir / "out", {dir / "s1", dir / "s2"}, warnings).records, 2u);
+  EXPECT_EQ(merged_order(dir / "out" / "records.jsonl"), (std::vector<std::string>{"add/small", "relu/small"}));
   EXPECT_EQ(warnings.str(), "");
 }
 

@@ -205,6 +205,28 @@ TEST(RunCompare, WallClockTimingsAreNotCompared) {
   EXPECT_EQ(only_verdict(wall, failed("relu", "incorrect")), compare_verdict::broke);
 }
 
+TEST(RunCompare, SidesCarryTheRecordsSpeedupAndTheCandidatesName) {
+  // The speedup is the record's (timing.speedup), never divided again; over runs the median of theirs.
+  auto base = runs_of({100, 101, 102});
+  for (std::size_t i = 0; i < base.size(); ++i) base[i][0]["timing"]["speedup"] = 1.5 + 0.25 * static_cast<double>(i);
+  auto next = runs_of({100, 101});
+  next[0][0]["timing"]["speedup"] = 3.0;  // one run without a speedup: none for the side
+  auto result = compare_runs(base, next);
+  EXPECT_DOUBLE_EQ(result.rows[0].base->speedup.value(), 1.75);
+  EXPECT_FALSE(result.rows[0].next->speedup.has_value());
+  EXPECT_EQ(result.to_json()["rows"][0]["base"]["speedup"], 1.75);
+  EXPECT_TRUE(result.to_json()["rows"][0]["new"]["speedup"].is_null());
+  EXPECT_EQ(result.rows[0].candidate, "");  // the suite's own kernel
+  auto mine = record("relu", 100, 99, 101, "ok", true, "bbbb");
+  mine["candidate"] = {{"kind", "user"}, {"path", "/home/me/relu_mine.py"}, {"sha256", "bbbb"}};
+  auto requested = mine;
+  requested["request_id"] = "attempt-2";
+  requested["candidate"]["sha256"] = "cccc";
+  result = compare_records({mine, requested}, {mine});
+  EXPECT_EQ(result.rows[0].candidate, "relu_mine.py");
+  EXPECT_EQ(result.to_json()["rows"][1]["candidate"], "attempt-2");
+}
+
 TEST(RunCompare, JsonAndMarkdown) {
   const auto result = compare_records({record("relu", 100, 99, 101), record("exp", 10, 9, 11)},
                                       {record("relu", 110, 109, 111), record("add", 1, 1, 1)});

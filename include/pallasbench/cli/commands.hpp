@@ -112,7 +112,7 @@ struct eval_options {
 };
 
 struct report_options {
-  std::vector<std::string> records;  // later files' records replace earlier ones of the same task and size
+  std::vector<std::string> records;  // run folders or records files (gzipped or not); every record a row
   summary_format format = summary_format::table;
   summary_options summary;
   std::string html;  // set: write one self-contained HTML page here instead (pallasbench.tools.html_report)
@@ -145,6 +145,7 @@ struct compare_options {
   std::string task;  // set: evaluate BASE and NEW on this task in one run, alternating
   evaluation_flags flags;
   bool json = false;
+  std::string html;  // set: also write the comparison as an HTML page here (pallasbench.tools.compare_html)
 };
 
 // compare --task's evaluations of each side when --repetitions is not given: five runs a side can

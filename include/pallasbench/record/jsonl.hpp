@@ -62,11 +62,16 @@ private:
 // The pid holding an flock on `path`, from /proc/locks (none when no lock is listed there).
 [[nodiscard]] std::optional<pid_t> flock_holder(const std::filesystem::path& path);
 
-// The records of a records file, in order. A last line without its newline was cut short by a
+// The records of a records file, in order; a gzipped file (records.jsonl.gz, any name) is read
+// through zlib, a missing one has none. A last line without its newline was cut short by a
 // crash: it is skipped, with a warning on `warnings` when given. A complete line that is not a
 // JSON object throws, naming file:line.
 [[nodiscard]] std::vector<nlohmann::json> read_records(const std::filesystem::path& path,
                                                        std::ostream* warnings = nullptr);
+
+// A run folder's records file: records.jsonl, or records.jsonl.gz when only that is there (a run
+// folder gzipped for the repository); records.jsonl (perhaps missing) otherwise.
+[[nodiscard]] std::filesystem::path records_file_of(const std::filesystem::path& folder);
 
 // Every complete record of `path` by config_hash, the last one winning (empty if the file does not
 // exist): what --resume skips, and counts.

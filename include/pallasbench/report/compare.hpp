@@ -71,6 +71,10 @@ struct compared_side {
   int runs = 1;                     // records merged into this side (repetitions)
   std::optional<std::pair<double, double>> ci95_us;  // timing.ci95_us [lo, hi]
   bool passed = false;                               // the record's `passed` (record_passed)
+  // timing.speedup (XLA's median over the kernel's, device-timed records only); over repetitions
+  // the median of the runs' speedups, none when a run has none.
+  std::optional<double> speedup;
+  std::vector<double> speedups;  // each run's timing.speedup
 
   [[nodiscard]] static compared_side from_record(const nlohmann::json& record);
 };
@@ -81,6 +85,7 @@ struct compare_row {
   std::string dtype;             // the run's dtype (the record's `dtype`)
   std::string backend;           // a suite task's implementation (config.backend); "" for a candidate
   std::string candidate_sha256;  // candidate.sha256
+  std::string candidate;         // a user candidate's request id or file name; "" for the suite's kernel
   std::optional<compared_side> base;
   std::optional<compared_side> next;  // NEW's side ("new" is a keyword)
   compare_verdict verdict = compare_verdict::no_timing;

@@ -4,12 +4,15 @@ dataset hub accepts: data/train-00000-of-00001.<format>, every row of the one re
 
 Compiler artifacts a run wrote as files (`--artifacts files`: `artifacts.<ptx|sass|ptxas|pass_trail>.path`,
 relative to the records file's folder) are copied into the dataset folder at the same relative
-path, so the exported records' paths hold there.
+path, so the exported records' paths hold there. An older binary's absolute paths are made relative
+first (records.portable_paths): `candidate.path` and `module_name` to the repository or the run
+folder (else the file's name alone, as the binary writes them now), artifact paths to the run folder.
 
 Refused (exit 2): a --to that exists and is not an empty folder, an input that cannot be read,
 records of another schema_version than each other or than the schema's, a record outside the
 schema, two different records under one uuid, an artifact file that is missing (named, never a
-dataset with dangling paths) or whose path is absolute or leaves its run folder."""
+dataset with dangling paths) or whose path leaves its run folder (an absolute one outside it
+included)."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from pallasbench import record_schema
 from pallasbench.tools import ToolUsageError, main
-from pallasbench.tools.records import Source, read_all
+from pallasbench.tools.records import Source, portable_paths, read_all
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -145,6 +148,7 @@ def run(argv: list[str]) -> int:
     items = read_all(args.inputs)
     if not items:
         raise ToolUsageError(f"no records in {', '.join(args.inputs)}")
+    portable_paths(items)  # an older binary's absolute paths: relative, or refused below (artifacts)
     check_schema_version(items)
     items = unique(items)
     artifacts = artifact_files(items)

@@ -87,6 +87,15 @@ COLUMNS = (("task", "task"), ("level", "lvl"), ("category", "category"), ("size"
            ("spills", "spills"), ("tensor-core", "tensor core"))
 
 
+def page_head(title: str) -> str:
+    """The page's start up to <body>: inline styles, and a Content-Security-Policy that forbids
+    loading anything (the page opens the same offline; a record's text cannot fetch)."""
+    csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+            f"<title>{esc(title)}</title>\n<style>{CSS}</style></head><body>")
+
+
 def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
@@ -213,11 +222,8 @@ def page(records: list[dict], header: Header, folders: list[Path] | None = None)
     roof_note = "Kernel points filled, XLA points hollow, joined per task; lines: the run's measured ceilings."
     if no_flops:
         roof_note += f" Not drawn (no FLOP or byte count): {', '.join(no_flops)}."
-    csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
     return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
-        "<title>PallasBench report</title>", f"<style>{CSS}</style></head><body>",
+        page_head("PallasBench report"),
         f"<h1>PallasBench report</h1><p>{len(rows)} rows: {esc(counts)}.</p>",
         header_section(header),
         "<h2>Geomean speedup over XLA</h2>",
@@ -234,21 +240,25 @@ def page(records: list[dict], header: Header, folders: list[Path] | None = None)
         f"<script>{SCRIPT}</script></body></html>", ""])
 
 
+def write_page(out: Path, text: str, what: str) -> None:
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ToolUsageError(f"cannot write {out}: {e.strerror}") from e
+    print(f"wrote {out} ({what}, {len(text) // 1024} KiB)", flush=True)
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="pallasbench report --html")
     parser.add_argument("--out", required=True, help="the HTML file to write")
     parser.add_argument("inputs", nargs="+", help="run folders or records.jsonl files")
     args = parser.parse_args(argv)
     items = records_io.read_all(args.inputs)  # every record a row, as `report`'s text table
+    records_io.portable_paths(items)  # an older binary's absolute paths, shown relative
     records = [record for record, _ in items]
     header = header_of(records, [str(records_io.records_path(a)) for a in args.inputs])
     text = page(records, header, [source.path.parent for _, source in items])
-    out = Path(args.out)
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise ToolUsageError(f"cannot write {out}: {e.strerror}") from e
-    print(f"wrote {out} ({len(records)} records, {len(text) // 1024} KiB)", flush=True)
+    write_page(Path(args.out), text, f"{len(records)} records")
     return 0
 
 

@@ -168,6 +168,8 @@ def compiler_block(record: dict, folder: Path | None = None) -> str:
             path = Path(value["path"])
             plain = not path.is_absolute() and ".." not in path.parts and ":" not in value["path"]
             shown = f'<a href="{esc(path.as_posix())}">{esc(value["path"])}</a>' if plain else esc(value["path"])
+            if path.is_absolute():  # an older binary's path outside the run folder: another machine's, withheld
+                shown = f"{esc(path.name)} (an absolute path outside the run folder, withheld)"
             parts.append(f'<p class="{key}">{label}: {shown} ({esc(value.get("bytes", "?"))} bytes, in a file '
                          "beside the records file, not found here)</p>")
     if not parts:

@@ -33,7 +33,8 @@ void validate(const evaluation_flags& flags);
 [[nodiscard]] std::unique_ptr<record_writer> open_records(const evaluation_flags& flags);
 
 // A records-file argument of report/compare: a run folder stands for its records.jsonl, as
-// `run --out` wrote it; usage_error when there is no such file.
+// `run --out` wrote it (or its records.jsonl.gz: record/jsonl.hpp, records_file_of); a file may be
+// gzipped; usage_error when there is no such file.
 [[nodiscard]] std::filesystem::path records_file(const std::string& argument);
 
 // The one reader of records files for the commands that read runs (report; compare should call it

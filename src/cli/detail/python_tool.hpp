@@ -11,7 +11,9 @@ namespace pallasbench {
 
 // Replaces this process with `python -m pallasbench.tools.<module> args...` (the project's venv
 // Python, its python/ folder first on PYTHONPATH). The tool's exit code is the command's: 0 done,
-// 2 a usage error it named, 3 anything else. Returns only by throwing when the exec fails.
-[[noreturn]] void exec_python_tool(std::string_view module, const std::vector<std::string>& args);
+// 2 a usage error it named, 3 anything else. `input`, when given, is the tool's stdin (an in-memory
+// file: no temporary file to remove after the exec). Returns only by throwing when the exec fails.
+[[noreturn]] void exec_python_tool(std::string_view module, const std::vector<std::string>& args,
+                                   std::string_view input = {});
 
 }  // namespace pallasbench
