@@ -4,6 +4,7 @@ where it came from. Nothing is dropped or replaced: a candidate, a second size o
 a task is a row of its own, as in `report`'s text table (the binary's reader, load_records)."""
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import sys
@@ -63,13 +64,20 @@ def records_path(argument: str) -> Path:
     return path
 
 
+def read_text(path: Path) -> str:
+    """A records file's text; a .gz one (as bench/results/ commits them) decompressed."""
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
 def read(argument: str) -> list[tuple[dict, Source]]:
-    """One file's records. A corrupt line is an error naming file:line, except a cut last line (a
-    run killed mid-write), which is skipped with a warning, as the C++ reader does."""
+    """One file's records (gzipped or not). A corrupt line is an error naming file:line, except a
+    cut last line (a run killed mid-write), which is skipped with a warning, as the C++ reader does."""
     path = records_path(argument)
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as e:
+        lines = read_text(path).split("\n")
+    except (OSError, UnicodeDecodeError, gzip.BadGzipFile, EOFError) as e:
         raise ToolUsageError(f"cannot read records file {path}: {e}") from e
     complete = lines[-1] == ""  # a file whose last line ended with its newline
     records = []
