@@ -20,7 +20,7 @@ _PART = r"[\w.+@-]+"
 PLACEHOLDERS = (
     (re.compile(_START + rf"/(?:{_PART}/)*lib/python3(?:\.\d+)?/(?:site|dist)-packages/"), "<site-packages>/"),
     (re.compile(_START + rf"/(?:{_PART}/)*lib/python3(?:\.\d+)?/"), "<python-stdlib>/"),
-    (re.compile(_START + rf"/sys/fs/cgroup(?:/[\w.+@:-]+)*"), "<cgroup>"),
+    (re.compile(_START + rf"/sys/fs/cgroup(?:/{_PART})*"), "<cgroup>"),
     (re.compile(_START + rf"/tmp/(?={_PART})"), "<tmp>/"),
     (re.compile(_START + rf"/dev/shm/(?={_PART})"), "<shm>/"),
 )
