@@ -1,4 +1,5 @@
 """pallasbench.tools.records: run folders, cut last lines, corrupt lines, one record per key."""
+import gzip
 import json
 
 import pytest
@@ -14,6 +15,17 @@ def test_a_run_folder_stands_for_its_records_file(tmp_path):
     [(record, source)] = records_io.read(str(tmp_path))
     # A record from before the `passed` field is given it on read (not robust: not passed).
     assert record == {**RECORD, "passed": False} and source.path == tmp_path / "records.jsonl" and source.line == 1
+
+
+def test_a_gzipped_records_file_is_read_and_a_broken_one_named(tmp_path):
+    """bench/results/ commits runs' records gzipped; the release and export read them as they are."""
+    path = tmp_path / "r.records.jsonl.gz"
+    path.write_bytes(gzip.compress((json.dumps(RECORD) + "\n").encode()))
+    [(record, source)] = records_io.read(str(path))
+    assert record["kernel_name"] == "relu" and source.path == path and source.line == 1
+    path.write_bytes(gzip.compress(b"x" * 100)[:20])
+    with pytest.raises(ToolUsageError, match=f"cannot read records file {path}"):
+        records_io.read(str(path))
 
 
 def test_a_cut_last_line_is_skipped_with_a_warning(tmp_path, capsys):
