@@ -56,9 +56,11 @@ def test_each_config_loads_with_the_cards_rows_and_features(loaded, name):
 
 
 @pytest.mark.parametrize("name", release.CONFIGS)
-def test_no_row_holds_a_local_path(loaded, name):
-    found = [(i, hit) for i, row in enumerate(loaded[name]) for hit in release_paths.local_paths(row)]
-    assert found == []
+def test_no_row_holds_a_local_path(name):
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(DATASET / release.data_file(name)).to_pylist()  # every string, at any depth
+    assert rows and [(i, hit) for i, row in enumerate(rows) for hit in release_paths.local_paths(row)] == []
 
 
 def test_the_release_is_of_one_binary_and_one_run_per_key(loaded):
@@ -164,3 +166,21 @@ def test_sass_keeps_the_records_own_kernels_only():
     assert "other" not in trimmed["artifacts"]["sass"]["text"] and "mine" in trimmed["artifacts"]["sass"]["text"]
     kept = copy.deepcopy(trimmed)
     assert release.trim_artifacts(kept) == (0, 0)
+
+
+def test_a_manifest_without_gpu_suite_records_builds_and_the_card_says_so(tmp_path, monkeypatch):
+    """The state before a GPU run of a new binary: the verdicts are built, suite and ports are
+    empty and the card says so; a release over the size limit is refused and leaves the folder as it was."""
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({**MANIFEST, "suite": [], "verdicts": []}))
+    target = tmp_path / "release"
+    assert release.build(manifest, target) == {"suite": 0, "ports": 0, "verdicts": len(release_verdicts.expectations(
+        ROOT, MANIFEST))}
+    text = (target / "README.md").read_text()
+    assert "**No GPU suite record of this binary yet**" in text and "configs without rows in this build: suite, ports" in text
+    assert pd.read_parquet(target / release.data_file("verdicts"))["gpu_status"].isna().all()
+    before = {p: p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    monkeypatch.setattr(release, "LIMIT_BYTES", 1000)
+    with pytest.raises(ToolUsageError, match="over 1000"):
+        release.build(manifest, target)
+    assert {p: p.read_bytes() for p in target.rglob("*") if p.is_file()} == before

@@ -12,14 +12,17 @@ Refused (exit 2, nothing written): a manifest or records file that cannot be rea
 another schema_version than the schema file's; a suite record of another commit (`sha`) than the
 manifest's binary, or not of the GPU; two suite records of one (task, size, dtype, backend); a
 compiler artifact given as a path (a release holds text: run with --artifacts inline); a local
-path left in any row (release_paths); a corpus file with no stated expectation."""
+path left in any row (release_paths); a corpus file with no stated expectation; data over 40 MiB.
+The files are written into a scratch folder and moved in whole."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from pallasbench.tools import ToolUsageError, main
@@ -27,6 +30,7 @@ from pallasbench.tools.records import read_all
 
 ROOT = Path(__file__).resolve().parents[3]  # the repository (python/pallasbench/tools/ -> .)
 CONFIGS = ("suite", "ports", "verdicts")
+LIMIT_BYTES = 40 << 20  # the committed release's data, at most (issue 40)
 SASS_FUNCTION = re.compile(r"(?=\n\t\tFunction : )")
 
 
@@ -163,13 +167,23 @@ def build(manifest_path: Path, target: Path) -> dict[str, int]:
                "verdicts": (verdicts, release_verdicts.features(), lambda r: (r["candidate"], r["dtype"]))}
     for name, (rows, _, key) in configs.items():
         release_paths.check_rows(name, rows, key)
-    shutil.rmtree(target / "data", ignore_errors=True)  # no file of an earlier build stays
-    sizes = {}
-    for name, (rows, features, _) in configs.items():
-        sizes[name] = write_parquet(rows, features, target / data_file(name))
-    card = release_card.render(manifest, {n: (rows, f) for n, (rows, f, _) in configs.items()}, sizes, trimmed,
-                               {n: data_file(n) for n in CONFIGS}, ROOT, target)
-    (target / "README.md").write_text(card, encoding="utf-8")
+    target.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=target, prefix=".release-"))  # written whole, then moved in
+    try:
+        sizes = {name: write_parquet(rows, features, scratch / data_file(name))
+                 for name, (rows, features, _) in configs.items()}
+        committed = sum((scratch / data_file(name)).stat().st_size for name in configs)
+        if committed > LIMIT_BYTES:
+            raise ToolUsageError(f"the release's data take {committed} bytes, over {LIMIT_BYTES} (40 MiB): trim "
+                                 "the artifacts or name fewer runs in the manifest")
+        card = release_card.render(manifest, {n: (rows, f) for n, (rows, f, _) in configs.items()}, sizes, trimmed,
+                                   {n: data_file(n) for n in CONFIGS}, ROOT, scratch)
+        (scratch / "README.md").write_text(card, encoding="utf-8")
+        shutil.rmtree(target / "data", ignore_errors=True)  # no file of an earlier build stays
+        os.replace(scratch / "data", target / "data")
+        os.replace(scratch / "README.md", target / "README.md")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return {name: len(rows) for name, (rows, _, _) in configs.items()}
 
 

@@ -28,7 +28,9 @@ PLACEHOLDERS = (
 # file, a cgroup). Bare mount points named in prose ("a tmpfs for /tmp and /dev/shm") are not.
 _MACHINE = (r"/(?:work|home|root|opt|mnt|scratch|srv|data|Users|private|var/tmp|usr/local|usr/lib/python|"
             r"sys/fs/cgroup)/|site-packages/|dist-packages/")
-LOCAL = re.compile(_START + r"(?:" + _MACHINE + r"|/tmp/[\w.+@-]|/dev/shm/[\w.+@-])")
+_ANY = r"(?:" + _MACHINE + r"|/tmp/[\w.+@-]|/dev/shm/[\w.+@-])"
+LOCAL = re.compile(_START + _ANY)
+MAYBE_LOCAL = re.compile(_ANY)  # the same without the look-behind: a tenth of the time, so tried first
 # In code, /tmp/... and /dev/shm/... are what the code names (a hostile candidate's glob), not where it ran.
 LOCAL_IN_SOURCE = re.compile(_START + r"(?:" + _MACHINE + r")")
 
@@ -83,7 +85,7 @@ def local_paths(value, where: str = "", field: str = "") -> list[tuple[str, str]
     if isinstance(value, list):
         return [hit for i, v in enumerate(value) for hit in local_paths(v, f"{where}[{i}]", field)]
     if isinstance(value, str):
-        match = (LOCAL_IN_SOURCE if field in SOURCE_FIELDS else LOCAL).search(value)
+        match = MAYBE_LOCAL.search(value) and (LOCAL_IN_SOURCE if field in SOURCE_FIELDS else LOCAL).search(value)
         if match:
             return [(where, value[max(0, match.start() - 20): match.end() + 60])]
     return []
