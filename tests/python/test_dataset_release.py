@@ -78,6 +78,7 @@ def test_ports_are_the_suites_tasks_with_both_backends(loaded):
     assert ports["kernel_name"] == sorted(t for t, b in backends.items() if {"triton", "mosaic_gpu"} <= b)
     for row in ports:
         assert row["source_original"] != row["source_fixed"] and row["diff"].startswith("--- ")
+        assert row["source_note"] is None  # cut from the very task file the records hashed
 
 
 def test_the_verdicts_expectations_are_the_ones_the_tests_state(loaded):
@@ -141,6 +142,16 @@ def test_a_backends_source_is_what_its_entry_reaches():
     assert "def kernel" in triton and "def run" in triton and "fast" not in triton
     assert "TABLE = " in mosaic and "def _one" in mosaic and "def helper" in mosaic and "NAME = " in mosaic
     assert "def unused" not in mosaic and "def kernel" not in mosaic and "def run" not in mosaic
+
+
+def test_a_port_without_a_bundle_or_with_another_task_file_says_so():
+    pair = [{"triton_code": BUNDLE, "task_sha256": "0" * 64, "backend": b} for b in ("triton", "mosaic_gpu")]
+    assert release_ports.sources("t", pair)[3] == "the bundled task file does not hash to the record's task_sha256"
+    empty = [{**r, "triton_code": ""} for r in pair]
+    assert release_ports.sources("t", empty) == (None, None, None, "the records hold no bundled source "
+                                                                     "(triton_code): no port source")
+    with pytest.raises(ToolUsageError, match="2 different bundled sources"):
+        release_ports.sources("t", [pair[0], empty[1]])
 
 
 def record(**changes) -> dict:

@@ -106,7 +106,8 @@ def ports_section(ports: list[dict]) -> list[str]:
              f"the code its `{FIXED}` entry reaches, `diff` the unified diff. Both are cut from the record's "
              "bundled source (the task file and every pallasbench.kernels module it imports, as it ran): the "
              "top-level definitions each backend's entry in the task's `BACKENDS` reaches by static reference, "
-             "by module. `runs` holds both records' status, verdict (`passed`), speedup over XLA and median "
+             "by module; `source_note` is null when the bundle's task file hashes to the records' `task_sha256` "
+             "(the code that ran), else says what is missing. `runs` holds both records' status, verdict (`passed`), speedup over XLA and median "
              "time per (size, dtype).", ""]
     if not ports:
         return lines + ["No rows: no task has records of both backends in this release.", ""]
@@ -122,7 +123,7 @@ def ports_section(ports: list[dict]) -> list[str]:
     failed = [[row["kernel_name"], run["size"], run["dtype"], run[ORIGINAL]["status"], run[FIXED]["status"]]
               for row in ports for run in row["runs"] if not (run[ORIGINAL]["passed"] and run[FIXED]["passed"])]
     lines += [f"{len(ports)} tasks; {sum(r['both_passed'] for r in ports)} with both kernels ok and robust in every "
-              "run. Geomeans over the tasks where both passed and both were timed:", "",
+              f"run; {sum(r['source_note'] is None for r in ports)} with sources verified against `task_sha256`. Geomeans over the tasks where both passed and both were timed:", "",
               *dc.table(["size", "dtype", "tasks", "both passed", f"{ORIGINAL} speedup", f"{FIXED} speedup",
                          f"{FIXED} / {ORIGINAL}"], rows), ""]
     if failed:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -139,17 +140,30 @@ def run_result(record: dict | None) -> dict:
             "median_us": timing.get("median_us"), "uuid": record.get("uuid")}
 
 
-def port_row(task: str, records: list[dict]) -> dict:
-    """One task's row from its suite records (already checked to be of one commit)."""
-    first = records[0]
+def sources(task: str, records: list[dict]) -> tuple[str | None, str | None, str | None, str | None]:
+    """(original, fixed, diff, note) from the records' bundled source. The note says why a source
+    is missing or unverified; the tree is never read instead (it is exact only at the records'
+    own commit, and the record is what ran)."""
     where = f"suite records of {task}"
-    bundles = {r.get("triton_code") for r in records}
+    bundles = {r.get("triton_code") or "" for r in records}
     if len(bundles) != 1:
         raise ToolUsageError(f"{where}: {len(bundles)} different bundled sources; a port needs the one code that ran")
-    modules = parse_bundle(first["triton_code"], where)
+    bundle = bundles.pop()
+    if not bundle:
+        return None, None, None, "the records hold no bundled source (triton_code): no port source"
+    modules = parse_bundle(bundle, where)
     original, fixed = (backend_source(modules, b, where) for b in (ORIGINAL, FIXED))
     diff = "".join(difflib.unified_diff(original.splitlines(keepends=True), fixed.splitlines(keepends=True),
                                         fromfile=f"{task} ({ORIGINAL})", tofile=f"{task} ({FIXED})"))
+    task_file = SECTION.split(bundle)[0].encode()
+    exact = hashlib.sha256(task_file).hexdigest() == records[0].get("task_sha256")
+    return original, fixed, diff, None if exact else "the bundled task file does not hash to the record's task_sha256"
+
+
+def port_row(task: str, records: list[dict]) -> dict:
+    """One task's row from its suite records (already checked to be of one commit)."""
+    first = records[0]
+    original, fixed, diff, note = sources(task, records)
     by_run: dict[tuple, dict[str, dict]] = {}
     for r in records:
         by_run.setdefault((r.get("size"), r.get("dtype")), {})[r.get("backend")] = r
@@ -159,7 +173,7 @@ def port_row(task: str, records: list[dict]) -> dict:
                      FIXED: run_result(pair.get(FIXED))})
     return {"kernel_name": task, "level": first.get("level"), "category": first.get("category"),
             "task_sha256": first.get("task_sha256"), "original_backend": ORIGINAL, "fixed_backend": FIXED,
-            "source_original": original, "source_fixed": fixed, "diff": diff,
+            "source_original": original, "source_fixed": fixed, "diff": diff, "source_note": note,
             "both_passed": all(run[ORIGINAL]["passed"] and run[FIXED]["passed"] for run in runs), "runs": runs}
 
 
@@ -181,5 +195,5 @@ def features():
     text = Value("string")
     return Features({"kernel_name": text, "level": Value("int64"), "category": text, "task_sha256": text,
                      "original_backend": text, "fixed_backend": text, "source_original": text, "source_fixed": text,
-                     "diff": text, "both_passed": Value("bool"),
+                     "diff": text, "source_note": text, "both_passed": Value("bool"),
                      "runs": [{"size": text, "dtype": text, ORIGINAL: result, FIXED: result}]})
