@@ -161,13 +161,20 @@ def record(**changes) -> dict:
 
 
 def test_the_suite_refuses_another_binary_a_second_run_and_file_artifacts():
-    release.check_suite([record(), record(backend="mosaic_gpu")], "abc")
+    release.check_suite([record(), record(backend="mosaic_gpu")], {"abc"})
     with pytest.raises(ToolUsageError, match="sha zzz, not the manifest's binary abc"):
-        release.check_suite([record(sha="zzz")], "abc")
+        release.check_suite([record(sha="zzz")], {"abc"})
     with pytest.raises(ToolUsageError, match="two records of"):
-        release.check_suite([record(), record(_records_file="f:2")], "abc")
+        release.check_suite([record(), record(_records_file="f:2")], {"abc"})
     with pytest.raises(ToolUsageError, match="--artifacts inline"):
         release.trim_artifacts(record(artifacts={"ptx": {"path": "artifacts/x/kernel.ptx"}}))
+
+
+def test_another_commit_counts_as_the_binary_only_when_git_shows_the_same_code():
+    sha = MANIFEST["binary"]["sha"]
+    assert release.same_code_shas({"sha": sha}) == {sha}
+    with pytest.raises(ToolUsageError, match=f"{'0' * 40} is not the code of {sha}"):
+        release.same_code_shas({"sha": sha, "same_code_shas": ["0" * 40]})
 
 
 def test_sass_keeps_the_records_own_kernels_only():

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -66,7 +67,25 @@ def read_runs(entries: list[dict]) -> list[dict]:
     return records
 
 
-def check_suite(records: list[dict], sha: str) -> None:
+# What the binary and the kernels are made of: two commits equal here ran the same code.
+CODE_PATHS = ("src", "include", "python", "tasks", "CMakeLists.txt")
+
+
+def same_code_shas(binary: dict) -> set[str]:
+    """The manifest's sha and any `same_code_shas` (commits that changed only results or docs
+    between two device calls of one session), each checked with git to differ from it in no code path."""
+    shas = {binary["sha"]}
+    for other in binary.get("same_code_shas", []):
+        diff = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", binary["sha"], other, "--", *CODE_PATHS],
+                              capture_output=True, text=True)
+        if diff.returncode != 0:
+            reason = diff.stderr.strip() or f"they differ under {', '.join(CODE_PATHS)}"
+            raise ToolUsageError(f"manifest binary.same_code_shas: {other} is not the code of {binary['sha']}: {reason}")
+        shas.add(other)
+    return shas
+
+
+def check_suite(records: list[dict], shas: set[str]) -> None:
     from pallasbench import record_schema
 
     expected = json.loads(record_schema.SCHEMA_FILE.read_text())["schema_version"]
@@ -75,8 +94,9 @@ def check_suite(records: list[dict], sha: str) -> None:
         where = r["_records_file"]
         if r.get("schema_version") != expected:
             raise ToolUsageError(f"{where}: schema_version {r.get('schema_version')}, the release writes {expected}")
-        if r.get("sha") != sha:
-            raise ToolUsageError(f"{where}: sha {r.get('sha')}, not the manifest's binary {sha}: one binary a release")
+        if r.get("sha") not in shas:
+            raise ToolUsageError(f"{where}: sha {r.get('sha')}, not the manifest's binary {', '.join(sorted(shas))}: "
+                                 "one binary a release")
         if (r.get("config") or {}).get("device") != "gpu" or (r.get("candidate") or {}).get("kind") != "suite":
             raise ToolUsageError(f"{where}: not a suite record of the GPU")
         key = (r["kernel_name"], r.get("size"), r.get("dtype"), r.get("backend"))
@@ -152,7 +172,7 @@ def build(manifest_path: Path, target: Path) -> dict[str, int]:
     manifest = load_manifest(manifest_path)
     sha = manifest["binary"]["sha"]
     suite_records = read_runs(manifest["suite"])
-    check_suite(suite_records, sha)
+    check_suite(suite_records, same_code_shas(manifest["binary"]))
     schema = dataset_files.export_schema()
     check_conforming(suite_records, schema)
     verdict_records = read_runs(manifest["verdicts"])
