@@ -54,7 +54,9 @@ def intro(manifest: dict, configs: dict, files: dict, target: Path) -> list[str]
             "Mosaic GPU port of each task that has both, and a corpus of honest and hostile candidates with the "
             "verdict each should get, for training and testing kernel verifiers.", "",
             f"Built by `make dataset` (python/pallasbench/tools/release.py) from `dataset/manifest.json`: every "
-            f"suite record is of one binary, the checkout at commit `{sha}` (the records' `sha`). Why these runs: "
+            f"suite record is of one binary, the checkout at commit `{sha}` (the records' `sha`"
+            + "".join(f"; or `{other}`, the same code by `git diff`" for other in manifest["binary"].get("same_code_shas", []))
+            + "). Why these runs: "
             f"{manifest['binary']['why']}", "",
             *dc.table(["config", "rows", "a row is", "file", "bytes (as committed)"], rows),
             "", "```python", "from datasets import load_dataset",
