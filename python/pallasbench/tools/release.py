@@ -179,8 +179,7 @@ def build(manifest_path: Path, target: Path) -> dict[str, int]:
     roots = release_paths.checkout_roots(suite_records + verdict_records)
     suite, trimmed = suite_rows(suite_records, roots)
     ports = release_ports.rows(suite)
-    for record in verdict_records:
-        record["candidate"] = release_paths.rewrite(record.get("candidate") or {}, roots)
+    verdict_records = [release_paths.rewrite(record, roots) for record in verdict_records]  # paths, errors
     verdicts = release_verdicts.rows(ROOT, manifest, verdict_records, sha)
     configs = {"suite": (suite, record_schema.features(schema), lambda r: r.get("uuid")),
                "ports": (ports, release_ports.features(), lambda r: r["kernel_name"]),
