@@ -181,8 +181,9 @@ def closing(manifest: dict, configs: dict, root: Path) -> list[str]:
             "- reading what the compiler made of a Pallas kernel (IR, PTX, SASS summaries) beside its speed.", "",
             "Not for ranking GPUs or kernels beyond the runs' own GPU, size and dtype.", "",
             "## Limitations", "",
-            f"- GPU: {gpus}. The issue asked for H200 runs; where the rows say another GPU, that is the GPU "
-            "that ran. Times hold for that GPU, driver and jax only.",
+            f"- GPU: {gpus}: the times hold for that GPU, its driver and jax only. Sizes: "
+            f"{dc.counts(cn.distinct(suite, 'size'))}; dtypes: {dc.counts(cn.distinct(suite, 'dtype'))}; the "
+            "release is meant to grow to MEDIUM and LARGE at float32, bfloat16 and float16, on an H200.",
             f"- configs without rows in this build: {', '.join(empty) or 'none'}.",
             "- a verdict is evidence, not proof: the checks cannot prove a kernel correct on inputs no seed or "
             "stress case draws, nor that it is not merely suspiciously fast. Open rows of docs/threat_model.md "
