@@ -108,7 +108,7 @@ def ports_section(ports: list[dict]) -> list[str]:
              f"the code its `{FIXED}` entry reaches, `diff` the unified diff. Both are cut from the record's "
              "bundled source (the task file and every pallasbench.kernels module it imports, as it ran): the "
              "top-level definitions each backend's entry in the task's `BACKENDS` reaches by static reference, "
-             "by module; `source_note` is null when the bundle's task file hashes to the records' `task_sha256` "
+             "by module (names from outside the bundle, such as jax, `tl` or the task's family, stay names); `source_note` is null when the bundle's task file hashes to the records' `task_sha256` "
              "(the code that ran), else says what is missing. `runs` holds both records' status, verdict (`passed`), speedup over XLA and median "
              "time per (size, dtype).", ""]
     if not ports:
