@@ -184,6 +184,8 @@ def test_sass_keeps_the_records_own_kernels_only():
     assert "other" not in trimmed["artifacts"]["sass"]["text"] and "mine" in trimmed["artifacts"]["sass"]["text"]
     kept = copy.deepcopy(trimmed)
     assert release.trim_artifacts(kept) == (0, 0)
+    unnamed = record(artifacts={"sass": {"text": sass, "bytes": len(sass)}, "summary": {"kernels": [{"name": "x"}]}})
+    assert release.trim_artifacts(unnamed) == (0, 0) and unnamed["artifacts"]["sass"]["text"] == sass
 
 
 def test_a_manifest_without_gpu_suite_records_builds_and_the_card_says_so(tmp_path, monkeypatch):

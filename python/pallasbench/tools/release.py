@@ -130,7 +130,7 @@ def trim_artifacts(record: dict) -> tuple[int, int]:
     blocks = SASS_FUNCTION.split(sass["text"])
     kept = [b for b in blocks[1:] if b.split("Function : ", 1)[1].split(None, 1)[0] in kernels]
     removed = len(blocks) - 1 - len(kept)
-    if removed:
+    if removed and kept:  # none kept: the names are spelled otherwise, and nothing is cut blind
         text = blocks[0] + "".join(kept)
         trimmed = len(sass["text"].encode()) - len(text.encode())
         sass["text"], sass["bytes"] = text, len(text.encode())
