@@ -9,7 +9,7 @@ APT_PACKAGES := cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-d
 # The HTML report's test renders the page in a real browser.
 TEST_APT_PACKAGES := chromium-headless-shell
 
-.PHONY: all setup deps test-deps venv build run test test-variants ctest pytest clean
+.PHONY: all setup deps test-deps venv build run test test-variants ctest pytest clean dataset dataset-check
 
 all: build
 
@@ -75,6 +75,18 @@ test-variants: setup
 test:
 	$(MAKE) -j3 setup test-deps
 	$(MAKE) -j1 ctest pytest
+
+# The PallasBench-Robust release (docs/dataset.md): dataset/README.md and dataset/data/ rebuilt
+# from the committed records dataset/manifest.json names (the binary gives the filters' names).
+dataset: setup
+	PYTHONPATH=python $(VPY) -m pallasbench.tools.release --manifest dataset/manifest.json --to dataset
+
+# The committed release is what its records make, byte for byte (~8 s: kept out of make test).
+dataset-check: setup
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
+	  PYTHONPATH=python $(VPY) -m pallasbench.tools.release --manifest dataset/manifest.json --to "$$scratch" && \
+	  cmp "$$scratch/README.md" dataset/README.md && diff -r "$$scratch/data" dataset/data && \
+	  echo "dataset/: identical to its rebuild"
 
 clean:
 	rm -rf $(BUILD)

@@ -75,8 +75,8 @@ def records_path(argument: str) -> Path:
 
 
 def read(argument: str) -> list[tuple[dict, Source]]:
-    """One file's records. A corrupt line is an error naming file:line, except a cut last line (a
-    run killed mid-write), which is skipped with a warning, as the C++ reader does."""
+    """One file's records (gzipped or not). A corrupt line is an error naming file:line, except a
+    cut last line (a run killed mid-write), which is skipped with a warning, as the C++ reader does."""
     path = records_path(argument)
     try:
         # By its bytes, not its name: a gzip file starts 1f 8b (the binary's zlib reads either too).
