@@ -13,9 +13,9 @@ start=$(date +%s.%N)
 REPS=7 RUNS=3 OUT=/tmp/cmp timeout -s INT 200 bash bench/compare_gpu.sh medium > "$OUT/compare_gpu.log" 2>&1
 _wall compare_gpu $? "$start" | tee -a "$OUT/compare_gpu.log"
 tar czf "$OUT/compare_gpu.tgz" -C /tmp/cmp compare_gpu
-timed_run medium_f32 290 run --size medium --dtype float32 --device gpu --backend all --jobs 8 --seed 11 \
+timed_run medium_f32 $(( ${CALL_BUDGET:-580} < 470 ? ${CALL_BUDGET:-580} - 180 : 290 )) run --size medium --dtype float32 --device gpu --backend all --jobs 8 --seed 11 \
   --artifacts inline
-left=$(( 580 - ($(date +%s) - began) ))
+left=$(( ${CALL_BUDGET:-580} - ($(date +%s) - began) ))
 [ "$left" -gt 30 ] && timed_run medium_bf16_mosaic "$left" run --size medium --dtype bfloat16 --device gpu \
   --backend mosaic --no-timing --jobs 12 --seed 11 --artifacts none
 for f in medium_f32 medium_bf16_mosaic; do
