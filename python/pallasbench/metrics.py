@@ -11,20 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-
-def passed(record: dict) -> bool:
-    """The record's own verdict: correct and robust. Records from before `passed` was written say
-    it through their status and robustness verdict."""
-    if isinstance(record.get("passed"), bool):
-        return record["passed"]
-    result = record.get("result") or {}
-    return record.get("status") == "ok" and result.get("robustness_passed") is True
-
-
-def speedup(record: dict) -> float | None:
-    """The XLA reference's median time over the kernel's; None when the record has none."""
-    value = (record.get("timing") or {}).get("speedup")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+# The one reading of a record's verdict and speedup, shared with every tool (tools/records.py).
+from pallasbench.tools.records import passed, speedup
 
 
 def _task_of(record: dict) -> tuple:
