@@ -33,3 +33,10 @@ timed_probe() {  # NAME LIMIT probe-args...: bench/probe.py, rows appended to /t
 probe_done() {  # the probe rows, gzipped into OUT
   [ -f /tmp/probe/probe.jsonl ] && gzip -c /tmp/probe/probe.jsonl > "$OUT/probe.jsonl.gz"
 }
+
+compare_acceptance() {  # LIMIT: bench/compare_gpu.sh at MEDIUM (issue 39), its log and a tarball in OUT
+  local start=$(date +%s.%N)
+  REPS=7 RUNS=3 OUT=/tmp/cmp timeout -s INT "$1" bash bench/compare_gpu.sh medium > "$OUT/compare_gpu.log" 2>&1
+  _wall compare_gpu $? "$start" | tee -a "$OUT/compare_gpu.log"
+  tar czf "$OUT/compare_gpu.tgz" -C /tmp/cmp compare_gpu
+}

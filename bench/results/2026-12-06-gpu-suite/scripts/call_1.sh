@@ -9,10 +9,7 @@ cd "$(dirname "$0")/../../../.."
 . bench/device_lib.sh
 began=$(date +%s)
 machine
-start=$(date +%s.%N)
-REPS=7 RUNS=3 OUT=/tmp/cmp timeout -s INT 200 bash bench/compare_gpu.sh medium > "$OUT/compare_gpu.log" 2>&1
-_wall compare_gpu $? "$start" | tee -a "$OUT/compare_gpu.log"
-tar czf "$OUT/compare_gpu.tgz" -C /tmp/cmp compare_gpu
+compare_acceptance 200
 timed_run medium_f32 $(( ${CALL_BUDGET:-580} < 470 ? ${CALL_BUDGET:-580} - 180 : 290 )) run --size medium --dtype float32 --device gpu --backend all --jobs 8 --seed 11 \
   --artifacts inline
 left=$(( ${CALL_BUDGET:-580} - ($(date +%s) - began) ))

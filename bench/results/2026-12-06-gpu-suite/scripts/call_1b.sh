@@ -7,10 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 . bench/device_lib.sh
 machine
-start=$(date +%s.%N)
-REPS=7 RUNS=3 OUT=/tmp/cmp timeout -s INT 200 bash bench/compare_gpu.sh medium > "$OUT/compare_gpu.log" 2>&1
-_wall compare_gpu $? "$start" | tee -a "$OUT/compare_gpu.log"
-tar czf "$OUT/compare_gpu.tgz" -C /tmp/cmp compare_gpu
+compare_acceptance 200
 timed_run medium_f32_mosaic ${MOSAIC_LIMIT:-150} run --size medium --dtype float32 --device gpu --backend mosaic --no-timing \
   --jobs 12 --seed 11 --artifacts none
 grep "^\[" "$OUT/medium_f32_mosaic.log" | grep -v " ok  robust yes" | head -40

@@ -6,8 +6,5 @@ set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 . bench/device_lib.sh
 machine
-start=$(date +%s.%N)
-REPS=7 RUNS=3 OUT=/tmp/cmp timeout -s INT 200 bash bench/compare_gpu.sh medium > "$OUT/compare_gpu.log" 2>&1
-_wall compare_gpu $? "$start" | tee -a "$OUT/compare_gpu.log"
-tar czf "$OUT/compare_gpu.tgz" -C /tmp/cmp compare_gpu
+compare_acceptance 200
 tail -25 "$OUT/compare_gpu.log"
